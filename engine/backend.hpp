@@ -1,0 +1,47 @@
+// What the scheduler drives. A backend executes the ops it is handed, as they are handed
+// (never the whole graph up front), and reports each completion with its start and end
+// time. The real executor and the SimGrid simulator both implement it.
+#pragma once
+
+#include <string_view>
+
+#include "engine/op_graph.hpp"
+#include "engine/stream_table.hpp"
+#include "hw_models/machine.hpp"
+#include "hw_models/units.hpp"
+
+namespace opsim {
+
+/// Receives completions. Backends call it on the thread that called run_until_idle().
+class CompletionSink {
+ public:
+  virtual ~CompletionSink() = default;
+  virtual void on_op_completed(OpId op, TimeNs start_ns, TimeNs end_ns) = 0;
+};
+
+/// One ready op, placed: `device` is resolved even when the op carried none.
+struct OpLaunch {
+  OpId id = 0;
+  const Op* op = nullptr;
+  DeviceId device = kNoDevice;
+  StreamIndex stream = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// "sim" or "real": recorded in traces.
+  virtual std::string_view name() const = 0;
+  /// Called once, before any launch. The graph may grow afterwards (dynamic programs).
+  virtual void prepare(const Machine& machine, const OpGraph& graph, const StreamTable& streams,
+                       CompletionSink& sink) = 0;
+  /// Starts one ready op now. May be called from inside CompletionSink callbacks.
+  virtual void launch(const OpLaunch& launch) = 0;
+  /// Runs until nothing is in flight, reporting every completion to the sink. Completions
+  /// typically launch more ops, which this call also runs.
+  virtual void run_until_idle() = 0;
+  /// Current time on the backend's clock (simulated or wall), in nanoseconds since prepare.
+  virtual TimeNs now_ns() const = 0;
+};
+
+}  // namespace opsim

@@ -1,0 +1,60 @@
+// An op: the unit the scheduler orders and a backend executes. Compact (one op per
+// transfer of a 1024-GPU ring is two million ops), so names live in the OpGraph.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "hw_models/machine.hpp"
+
+namespace opsim {
+
+using OpId = std::uint32_t;
+
+enum class OpKind : std::uint8_t {
+  kCompute,       ///< a kernel on `device`: flops and bytes touched
+  kCopy,          ///< `bytes` from memory of `device` to memory of `peer`
+  kDiskRead,      ///< `bytes` from disk `device` into memory of `peer`
+  kDiskWrite,     ///< `bytes` from memory of `peer` onto disk `device`
+  kHostDispatch,  ///< the issuing program spends `seconds` on CPU `device` (t1 per op)
+};
+
+enum class KernelClass : std::uint8_t { kGemm, kElementwise, kReduce, kFill, kNoop };
+enum class DataType : std::uint8_t { kF32, kF16 };
+enum class AccessPattern : std::uint8_t { kSequential, kRandom };
+
+std::string_view to_string(OpKind kind);
+std::string_view to_string(KernelClass kernel);
+std::string_view to_string(DataType type);
+std::string_view to_string(AccessPattern pattern);
+
+struct Op {
+  OpKind kind = OpKind::kCompute;
+  KernelClass kernel = KernelClass::kNoop;
+  DataType dtype = DataType::kF32;
+  AccessPattern pattern = AccessPattern::kSequential;
+  /// Compute: where it runs (kNoDevice: the scheduler places it). Copy: source memory.
+  /// Disk ops: the disk. Host dispatch: the CPU whose program thread issues it.
+  DeviceId device = kNoDevice;
+  /// Copy: destination memory. Disk read: destination memory; disk write: source memory.
+  DeviceId peer = kNoDevice;
+  /// Preferred stream on its device (taken modulo the stream count); -1: scheduler picks.
+  std::int32_t stream = -1;
+  std::uint32_t block_bytes = 0;  ///< disk ops with random access: bytes per request
+  double flops = 0;               ///< compute: floating-point operations
+  double bytes = 0;               ///< compute: bytes touched in memory; copy and disk: bytes moved
+  double seconds = 0;             ///< host dispatch: host time spent
+  double alloc_bytes = 0;         ///< memory allocated on the result device when the op starts
+  double release_bytes = 0;       ///< memory released on the result device when the op ends
+
+  /// The device whose memory holds the op's result (compute: device; copy and disk read: peer;
+  /// disk write and dispatch: device).
+  DeviceId result_device() const {
+    return (kind == OpKind::kCopy || kind == OpKind::kDiskRead) ? peer : device;
+  }
+};
+
+/// A short human label for an op's kind, e.g. "gemm", "copy", "disk read".
+std::string_view op_class(const Op& op);
+
+}  // namespace opsim

@@ -1,0 +1,205 @@
+#include "engine/op_graph.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <sstream>
+
+#include "hw_models/input_error.hpp"
+#include "hw_models/units.hpp"
+
+namespace opsim {
+
+OpId OpGraph::add(const Op& op, std::string_view name) {
+  const auto id = static_cast<OpId>(ops_.size());
+  boost::add_vertex(topology_);
+  ops_.push_back(op);
+  in_degree_.push_back(0);
+  const std::size_t length = std::min<std::size_t>(name.size(), 0xffff);
+  name_offsets_.push_back((static_cast<std::uint64_t>(name_chars_.size()) << 16) | length);
+  name_chars_.insert(name_chars_.end(), name.begin(), name.begin() + static_cast<long>(length));
+  return id;
+}
+
+void OpGraph::add_dependency(OpId before, OpId after) {
+  if (before >= ops_.size() || after >= ops_.size())
+    throw std::out_of_range("OpGraph::add_dependency: unknown op");
+  boost::add_edge(before, after, topology_);
+  ++in_degree_[after];
+}
+
+void OpGraph::reserve(std::size_t ops) {
+  ops_.reserve(ops);
+  in_degree_.reserve(ops);
+  name_offsets_.reserve(ops);
+  topology_.m_vertices.reserve(ops);
+}
+
+std::string_view OpGraph::name(OpId id) const {
+  const std::uint64_t packed = name_offsets_[id];
+  return {name_chars_.data() + (packed >> 16), static_cast<std::size_t>(packed & 0xffff)};
+}
+
+std::vector<OpId> OpGraph::successors(OpId id) const {
+  std::vector<OpId> result;
+  for_each_successor(id, [&](OpId s) { result.push_back(s); });
+  return result;
+}
+
+std::vector<std::vector<OpId>> OpGraph::predecessor_lists() const {
+  std::vector<std::vector<OpId>> result(ops_.size());
+  for (OpId id = 0; id < ops_.size(); ++id)
+    for_each_successor(id, [&](OpId s) { result[s].push_back(id); });
+  return result;
+}
+
+std::vector<OpId> OpGraph::topological_order(std::string_view context) const {
+  std::vector<std::uint32_t> remaining(in_degree_);
+  std::priority_queue<OpId, std::vector<OpId>, std::greater<>> ready;
+  for (OpId id = 0; id < ops_.size(); ++id)
+    if (remaining[id] == 0) ready.push(id);
+  std::vector<OpId> order;
+  order.reserve(ops_.size());
+  while (!ready.empty()) {
+    const OpId id = ready.top();
+    ready.pop();
+    order.push_back(id);
+    for_each_successor(id, [&](OpId s) {
+      if (--remaining[s] == 0) ready.push(s);
+    });
+  }
+  if (order.size() == ops_.size()) return order;
+
+  // Every op left over has a predecessor that is left over too, so walking predecessors
+  // must repeat an op; the walk from that repeat is a cycle (in reverse).
+  std::vector<OpId> left_predecessor(ops_.size(), UINT32_MAX);
+  for (OpId id = 0; id < ops_.size(); ++id)
+    if (remaining[id] > 0 || in_degree_[id] > 0)
+      for_each_successor(id, [&](OpId s) {
+        if (remaining[s] > 0 && remaining[id] > 0 && left_predecessor[s] == UINT32_MAX)
+          left_predecessor[s] = id;
+      });
+  OpId at = 0;
+  while (remaining[at] == 0) ++at;
+  std::vector<char> seen(ops_.size(), 0);
+  while (!seen[at]) {
+    seen[at] = 1;
+    at = left_predecessor[at];
+  }
+  std::vector<OpId> cycle;
+  const OpId first = at;
+  do {
+    cycle.push_back(at);
+    at = left_predecessor[at];
+  } while (at != first);
+  std::reverse(cycle.begin(), cycle.end());
+  std::string names;
+  for (OpId id : cycle) names += "'" + std::string(name(id)) + "' -> ";
+  names += "'" + std::string(name(cycle.front())) + "'";
+  throw InputError(std::string(context) + ": dependency cycle: " + names);
+}
+
+namespace {
+
+std::string op_place(std::string_view context, const OpGraph& graph, OpId id) {
+  return std::string(context) + ": op '" + std::string(graph.name(id)) + "' (#" +
+         std::to_string(id) + ")";
+}
+
+bool bad_size(double value) { return !std::isfinite(value) || value < 0; }
+
+}  // namespace
+
+void OpGraph::validate(const Machine& machine, std::string_view context) const {
+  const auto device_count = static_cast<DeviceId>(machine.devices().size());
+  auto device_ok = [&](DeviceId id) { return id < device_count; };
+  for (OpId id = 0; id < ops_.size(); ++id) {
+    const Op& op = ops_[id];
+    auto fail = [&](const std::string& what) { throw InputError(op_place(context, *this, id) + ": " + what); };
+    if (bad_size(op.flops)) fail("flops must be a finite number >= 0");
+    if (bad_size(op.bytes)) fail("bytes must be a finite number >= 0");
+    if (bad_size(op.seconds)) fail("seconds must be a finite number >= 0");
+    if (bad_size(op.alloc_bytes) || bad_size(op.release_bytes))
+      fail("memory sizes must be finite numbers >= 0");
+    switch (op.kind) {
+      case OpKind::kCompute:
+        if (op.device != kNoDevice) {
+          if (!device_ok(op.device)) fail("unknown device");
+          const auto kind = machine.device(op.device).kind;
+          if (kind != DeviceKind::kCpu && kind != DeviceKind::kGpu)
+            fail("compute must run on a CPU or GPU, not '" + machine.device(op.device).name + "'");
+        }
+        break;
+      case OpKind::kCopy:
+        if (!device_ok(op.device) || !device_ok(op.peer)) fail("copy needs a known source and destination");
+        if (!machine.device(op.device).has_memory() || !machine.device(op.peer).has_memory())
+          fail("copy endpoints must be CPUs or GPUs");
+        if (!(op.bytes > 0)) fail("copy needs bytes > 0");
+        try {
+          (void)machine.route(op.device, op.peer);
+        } catch (const std::invalid_argument& e) {
+          fail(e.what());
+        }
+        break;
+      case OpKind::kDiskRead:
+      case OpKind::kDiskWrite:
+        if (!device_ok(op.device) || machine.device(op.device).kind != DeviceKind::kDisk)
+          fail("disk op needs a disk device");
+        if (!device_ok(op.peer) || !machine.device(op.peer).has_memory())
+          fail("disk op needs a CPU or GPU memory");
+        if (!(op.bytes > 0)) fail("disk op needs bytes > 0");
+        if (op.pattern == AccessPattern::kRandom && op.block_bytes == 0)
+          fail("random disk access needs block_bytes > 0");
+        break;
+      case OpKind::kHostDispatch:
+        if (!device_ok(op.device) || machine.device(op.device).kind != DeviceKind::kCpu)
+          fail("host dispatch runs on a CPU");
+        break;
+    }
+  }
+  (void)topological_order(context);
+}
+
+std::string OpGraph::to_dot(const Machine& machine) const {
+  std::ostringstream out;
+  auto device_name = [&](DeviceId id) -> std::string {
+    return id < machine.devices().size() ? machine.device(id).name : std::string("auto");
+  };
+  out << "digraph ops {\n  rankdir=LR;\n  node [shape=box, style=filled, fontname=\"sans\"];\n";
+  for (OpId id = 0; id < ops_.size(); ++id) {
+    const Op& op = ops_[id];
+    std::string label = std::string(name(id)) + "\\n" + std::string(op_class(op));
+    const char* colour = "#cfe2ff";
+    switch (op.kind) {
+      case OpKind::kCompute:
+        label += " on " + device_name(op.device);
+        if (op.flops > 0) label += "\\n" + std::to_string(static_cast<long long>(op.flops)) + " flops";
+        break;
+      case OpKind::kCopy:
+        label += " " + device_name(op.device) + " -> " + device_name(op.peer) + "\\n" + format_bytes(op.bytes);
+        colour = "#ffe5b4";
+        break;
+      case OpKind::kDiskRead:
+      case OpKind::kDiskWrite:
+        label += " " + device_name(op.device) + "\\n" + format_bytes(op.bytes);
+        colour = "#d1e7dd";
+        break;
+      case OpKind::kHostDispatch:
+        label += " on " + device_name(op.device);
+        colour = "#e2e3e5";
+        break;
+    }
+    std::string escaped;
+    for (char c : label) {
+      if (c == '"') escaped += "\\\"";
+      else escaped += c;
+    }
+    out << "  op" << id << " [label=\"" << escaped << "\", fillcolor=\"" << colour << "\"];\n";
+  }
+  for (OpId id = 0; id < ops_.size(); ++id)
+    for_each_successor(id, [&](OpId s) { out << "  op" << id << " -> op" << s << ";\n"; });
+  out << "}\n";
+  return out.str();
+}
+
+}  // namespace opsim

@@ -1,0 +1,186 @@
+#include "engine/scheduler.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace opsim {
+
+Scheduler::Scheduler(const Machine& machine, const OpGraph& graph, Backend& backend,
+                     SchedulerOptions options)
+    : machine_(machine),
+      graph_(graph),
+      backend_(backend),
+      options_(options),
+      streams_(machine),
+      stream_state_(streams_.size()),
+      memory_bytes_(machine.devices().size(), 0.0),
+      peak_memory_bytes_(machine.devices().size(), 0.0),
+      placed_count_(machine.devices().size(), 0) {}
+
+void Scheduler::grow_to(std::size_t ops) {
+  if (!prepared_) {
+    backend_.prepare(machine_, graph_, streams_, *this);
+    prepared_ = true;
+  }
+  if (state_.size() < ops) state_.resize(ops);
+}
+
+void Scheduler::submit_all() {
+  grow_to(graph_.size());
+  std::vector<OpId> ready;
+  for (OpId id = 0; id < graph_.size(); ++id) {
+    if (state_[id].submitted) continue;
+    state_[id].submitted = true;
+    state_[id].remaining = graph_.in_degree(id);
+    ++submitted_count_;
+    if (state_[id].remaining == 0) ready.push_back(id);
+  }
+  for (OpId id : ready) make_ready(id);
+}
+
+void Scheduler::submit(OpId op, std::span<const OpId> predecessors) {
+  grow_to(graph_.size());
+  OpState& state = state_.at(op);
+  if (state.submitted) throw std::logic_error("Scheduler::submit: op submitted twice");
+  state.submitted = true;
+  ++submitted_count_;
+  for (OpId p : predecessors)
+    if (!finished(p)) ++state.remaining;
+  if (state.remaining == 0) make_ready(op);
+}
+
+void Scheduler::run() {
+  backend_.run_until_idle();
+  if (finished_count_ != submitted_count_)
+    throw std::logic_error("scheduler stalled: " + std::to_string(submitted_count_ - finished_count_) +
+                           " submitted ops never became ready (missing predecessor?)");
+  for (SchedulerObserver* o : observers_) o->on_run_finished(makespan_ns_);
+}
+
+DeviceId Scheduler::place(const Op& op) {
+  if (op.device != kNoDevice) return op.device;
+  // Unpinned compute goes to the GPU (else CPU) that has received the fewest ops so far.
+  auto candidates = machine_.gpus();
+  if (candidates.empty()) candidates = machine_.cpus();
+  if (candidates.empty()) throw std::invalid_argument("no CPU or GPU to place an op on");
+  DeviceId best = candidates.front();
+  for (DeviceId d : candidates)
+    if (placed_count_[d] < placed_count_[best]) best = d;
+  return best;
+}
+
+StreamIndex Scheduler::least_loaded(DeviceId device, StreamKind kind) {
+  const std::uint32_t n = streams_.count(device, kind);
+  StreamIndex best = streams_.at(device, kind, 0);
+  auto load = [&](StreamIndex s) {
+    return stream_state_[s].queue.size() + (stream_state_[s].busy ? 1 : 0);
+  };
+  for (std::uint32_t i = 1; i < n; ++i) {
+    const StreamIndex s = streams_.at(device, kind, i);
+    if (load(s) < load(best)) best = s;
+  }
+  return best;
+}
+
+StreamIndex Scheduler::choose_stream(const Op& op, DeviceId device) {
+  switch (op.kind) {
+    case OpKind::kCompute:
+      if (op.stream >= 0) return streams_.at(device, StreamKind::kCompute, static_cast<std::uint32_t>(op.stream));
+      return least_loaded(device, StreamKind::kCompute);
+    case OpKind::kCopy: {
+      // A GPU's DMA engines drive copies: the source GPU's outbound engine, else the
+      // destination GPU's inbound one; host-to-host copies use the CPU's memcpy workers.
+      const Device& src = machine_.device(op.device);
+      const Device& dst = machine_.device(op.peer);
+      if (src.kind == DeviceKind::kGpu) {
+        const std::uint32_t index = op.stream >= 0 ? static_cast<std::uint32_t>(op.stream) : 0;
+        return streams_.at(op.device, StreamKind::kCopy, index);
+      }
+      if (dst.kind == DeviceKind::kGpu) {
+        const std::uint32_t engines = streams_.count(op.peer, StreamKind::kCopy);
+        const std::uint32_t index = op.stream >= 0 ? static_cast<std::uint32_t>(op.stream) : (engines >= 2 ? 1 : 0);
+        return streams_.at(op.peer, StreamKind::kCopy, index);
+      }
+      if (op.stream >= 0) return streams_.at(op.device, StreamKind::kCopy, static_cast<std::uint32_t>(op.stream));
+      return least_loaded(op.device, StreamKind::kCopy);
+    }
+    case OpKind::kDiskRead:
+    case OpKind::kDiskWrite:
+      if (op.stream >= 0) return streams_.at(op.device, StreamKind::kIo, static_cast<std::uint32_t>(op.stream));
+      return least_loaded(op.device, StreamKind::kIo);
+    case OpKind::kHostDispatch:
+      return streams_.at(op.device, StreamKind::kHost, 0);
+  }
+  return 0;
+}
+
+void Scheduler::make_ready(OpId id) {
+  const Op& op = graph_.op(id);
+  OpState& state = state_[id];
+  state.device = place(op);
+  ++placed_count_[state.device];
+  state.stream = choose_stream(op, state.device);
+  StreamState& stream = stream_state_[state.stream];
+  stream.queue.push_back(id);
+  ++stream.assigned;
+  try_start(state.stream);
+}
+
+void Scheduler::try_start(StreamIndex s) {
+  StreamState& stream = stream_state_[s];
+  if (stream.busy || stream.queue.empty()) return;
+  if (options_.max_in_flight != 0 && in_flight_ >= options_.max_in_flight) {
+    if (!stream.waiting_for_window) {
+      stream.waiting_for_window = true;
+      window_waiters_.push_back(s);
+    }
+    return;
+  }
+  const OpId id = stream.queue.front();
+  stream.queue.pop_front();
+  stream.busy = true;
+  ++in_flight_;
+  const Op& op = graph_.op(id);
+  if (op.alloc_bytes > 0) change_memory(op.result_device(), op.alloc_bytes, backend_.now_ns());
+  backend_.launch(OpLaunch{id, &op, state_[id].device, s});
+}
+
+void Scheduler::change_memory(DeviceId device, double delta_bytes, TimeNs at_ns) {
+  if (device >= memory_bytes_.size()) return;
+  memory_bytes_[device] += delta_bytes;
+  peak_memory_bytes_[device] = std::max(peak_memory_bytes_[device], memory_bytes_[device]);
+  for (SchedulerObserver* o : observers_) o->on_memory_changed(device, memory_bytes_[device], at_ns);
+}
+
+void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
+  OpState& state = state_[id];
+  state.start_ns = start_ns;
+  state.end_ns = end_ns;
+  makespan_ns_ = std::max(makespan_ns_, end_ns);
+  ++finished_count_;
+  --in_flight_;
+  const Op& op = graph_.op(id);
+  if (op.release_bytes > 0) change_memory(op.result_device(), -op.release_bytes, end_ns);
+  for (SchedulerObserver* o : observers_) o->on_op_finished(id, state.device, state.stream, start_ns, end_ns);
+
+  StreamState& stream = stream_state_[state.stream];
+  stream.busy = false;
+
+  // Successors that became ready, in op-id order so that runs are deterministic. Backends
+  // never complete an op inside launch(), so this is not re-entered.
+  newly_ready_.clear();
+  graph_.for_each_successor(id, [&](OpId s) {
+    if (s < state_.size() && state_[s].submitted && --state_[s].remaining == 0) newly_ready_.push_back(s);
+  });
+  std::sort(newly_ready_.begin(), newly_ready_.end());
+  try_start(state.stream);
+  for (OpId r : newly_ready_) make_ready(r);
+  while (!window_waiters_.empty() && (options_.max_in_flight == 0 || in_flight_ < options_.max_in_flight)) {
+    const StreamIndex s = window_waiters_.front();
+    window_waiters_.pop_front();
+    stream_state_[s].waiting_for_window = false;
+    try_start(s);
+  }
+}
+
+}  // namespace opsim

@@ -1,0 +1,104 @@
+// The one scheduler. It alone decides placement, order and stream assignment; backends
+// execute what it hands them. Ops are handed over only when ready (all predecessors
+// finished), to one in-order stream each, within an optional bound on ops in flight.
+//
+//   SimBackend backend(options);              // or a real executor
+//   Scheduler scheduler(machine, graph, backend);
+//   TraceRecorder recorder(machine, graph);    // an observer
+//   scheduler.add_observer(recorder);
+//   scheduler.submit_all();
+//   scheduler.run();
+//   double seconds = ns_to_seconds(scheduler.makespan_ns());
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/scheduler_observer.hpp"
+
+namespace opsim {
+
+struct SchedulerOptions {
+  /// Most ops started on the backend and not yet finished; 0: no bound.
+  std::uint32_t max_in_flight = 0;
+};
+
+class Scheduler final : public CompletionSink {
+ public:
+  Scheduler(const Machine& machine, const OpGraph& graph, Backend& backend,
+            SchedulerOptions options = {});
+
+  void add_observer(SchedulerObserver& observer) { observers_.push_back(&observer); }
+
+  /// Submits every op of the graph (a static graph). Call once, then run().
+  void submit_all();
+  /// Submits one op whose predecessors are given (a program that grows the graph as it
+  /// runs). Predecessors already finished are not waited for.
+  void submit(OpId op, std::span<const OpId> predecessors);
+  /// Runs until every submitted op has finished.
+  void run();
+
+  bool finished(OpId op) const { return op < state_.size() && state_[op].end_ns >= 0; }
+  TimeNs start_ns(OpId op) const { return state_[op].start_ns; }
+  TimeNs end_ns(OpId op) const { return state_[op].end_ns; }
+  DeviceId placed_device(OpId op) const { return state_[op].device; }
+  StreamIndex stream_of(OpId op) const { return state_[op].stream; }
+  TimeNs makespan_ns() const { return makespan_ns_; }
+  std::size_t finished_count() const { return finished_count_; }
+  std::uint32_t in_flight() const { return in_flight_; }
+  /// Highest memory in use on a device during the run, in bytes.
+  double peak_memory_bytes(DeviceId device) const { return peak_memory_bytes_[device]; }
+  const StreamTable& streams() const { return streams_; }
+  const Machine& machine() const { return machine_; }
+  const OpGraph& graph() const { return graph_; }
+
+  void on_op_completed(OpId op, TimeNs start_ns, TimeNs end_ns) override;
+
+ private:
+  struct OpState {
+    TimeNs start_ns = -1;
+    TimeNs end_ns = -1;
+    std::uint32_t remaining = 0;  // unfinished predecessors
+    StreamIndex stream = 0;
+    DeviceId device = kNoDevice;
+    bool submitted = false;
+  };
+  struct StreamState {
+    std::deque<OpId> queue;
+    bool busy = false;
+    bool waiting_for_window = false;
+    std::uint64_t assigned = 0;  // ops ever assigned: spreads unpinned work
+  };
+
+  void grow_to(std::size_t ops);
+  void make_ready(OpId op);
+  DeviceId place(const Op& op);
+  StreamIndex choose_stream(const Op& op, DeviceId device);
+  StreamIndex least_loaded(DeviceId device, StreamKind kind);
+  void try_start(StreamIndex stream);
+  void change_memory(DeviceId device, double delta_bytes, TimeNs at_ns);
+
+  const Machine& machine_;
+  const OpGraph& graph_;
+  Backend& backend_;
+  SchedulerOptions options_;
+  StreamTable streams_;
+  std::vector<SchedulerObserver*> observers_;
+  std::vector<OpState> state_;
+  std::vector<StreamState> stream_state_;
+  std::deque<StreamIndex> window_waiters_;
+  std::vector<double> memory_bytes_;
+  std::vector<double> peak_memory_bytes_;
+  std::vector<std::uint64_t> placed_count_;
+  std::vector<OpId> newly_ready_;
+  std::uint32_t in_flight_ = 0;
+  std::size_t submitted_count_ = 0;
+  std::size_t finished_count_ = 0;
+  TimeNs makespan_ns_ = 0;
+  bool prepared_ = false;
+};
+
+}  // namespace opsim

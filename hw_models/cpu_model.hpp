@@ -1,0 +1,25 @@
+// A CPU socket: peak flops from cores x clock x SIMD lanes x FMA units x 2 (an FMA is two
+// flops), and its DRAM.
+#pragma once
+
+#include "hw_models/dram_model.hpp"
+
+namespace opsim {
+
+struct CpuModel {
+  int cores = 8;                  ///< physical cores
+  double clock_hz = 3.0e9;        ///< sustained all-core clock, Hz
+  int simd_fp32_lanes = 8;        ///< fp32 lanes per vector register (AVX2: 8, AVX-512: 16)
+  int fma_units = 2;              ///< FMA pipes per core
+  double efficiency = 0.8;        ///< fraction of peak that GEMM reaches
+  double dispatch_s = 10e-6;      ///< host cost to issue one op from a framework (t1)
+  int compute_streams = 1;        ///< ops run at once, each on cores / compute_streams cores
+  int copy_streams = 4;           ///< concurrent host memcpy workers
+  DramModel dram;
+
+  double peak_flops_per_s() const {
+    return static_cast<double>(cores) * clock_hz * simd_fp32_lanes * fma_units * 2.0;
+  }
+};
+
+}  // namespace opsim

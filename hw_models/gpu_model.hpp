@@ -1,0 +1,18 @@
+// A GPU: peak flops per data type, device memory bandwidth and size, kernel launch latency
+// and the number of DMA copy engines (one per direction on most parts).
+#pragma once
+
+namespace opsim {
+
+struct GpuModel {
+  double fp32_flops_per_s = 15.7e12;   ///< V100 SXM2 fp32 peak
+  double fp16_flops_per_s = 125e12;    ///< V100 tensor-core peak
+  double memory_bytes_per_s = 900e9;   ///< HBM2
+  double memory_bytes = 16e9;          ///< device memory size
+  double launch_s = 5e-6;              ///< kernel launch latency
+  int copy_engines = 2;                ///< engine 0 drives outbound copies, engine 1 inbound
+  int compute_streams = 1;             ///< in-order compute streams the scheduler uses
+  double efficiency = 0.8;             ///< fraction of peak reached by real kernels
+};
+
+}  // namespace opsim

@@ -1,0 +1,28 @@
+// A point-to-point link. Rates are per direction: PCIe, NVLink and Ethernet are full duplex,
+// so a link carries `bytes_per_s` each way at once.
+#pragma once
+
+#include <string_view>
+
+namespace opsim {
+
+enum class LinkKind { kPcie, kNvlink, kEthernet, kSata, kMemoryBus, kGeneric };
+
+std::string_view to_string(LinkKind kind);
+
+struct LinkModel {
+  LinkKind kind = LinkKind::kGeneric;
+  double bytes_per_s = 16e9;   ///< per direction, all bonded lanes/links together
+  double latency_s = 0.0;      ///< one-way latency added once per transfer
+  bool full_duplex = true;     ///< false: both directions share one `bytes_per_s`
+  int count = 1;               ///< physical links bonded (e.g. two NVLinks between a GPU pair)
+
+  /// PCIe generation 1..5 with `lanes` lanes: 0.25, 0.5, 0.985, 1.969, 3.938 GB/s per lane.
+  static LinkModel pcie(int generation, int lanes);
+  /// NVLink generation 1..4 with `links` links: 20 GB/s (gen 1), 25 GB/s (gen 2-4) per link.
+  static LinkModel nvlink(int generation, int links);
+  /// Ethernet at `gigabits_per_s` (10, 25, 100 ...), 10 us latency through a switch.
+  static LinkModel ethernet(double gigabits_per_s);
+};
+
+}  // namespace opsim

@@ -1,0 +1,251 @@
+#include "hw_models/machine.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <stdexcept>
+
+namespace opsim {
+
+std::string_view to_string(DeviceKind kind) {
+  switch (kind) {
+    case DeviceKind::kCpu: return "cpu";
+    case DeviceKind::kGpu: return "gpu";
+    case DeviceKind::kSwitch: return "switch";
+    case DeviceKind::kNic: return "nic";
+    case DeviceKind::kDisk: return "disk";
+  }
+  return "cpu";
+}
+
+struct Machine::RouteCache {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, std::vector<Hop>> routes;
+};
+
+Machine::Machine(std::string name)
+    : name_(std::move(name)), route_cache_(std::make_unique<RouteCache>()) {
+  node_names_.push_back(name_);
+}
+
+Machine::Machine(const Machine& other)
+    : name_(other.name_),
+      description_(other.description_),
+      node_names_(other.node_names_),
+      devices_(other.devices_),
+      links_(other.links_),
+      adjacency_(other.adjacency_),
+      device_index_(other.device_index_),
+      link_index_(other.link_index_),
+      sealed_(other.sealed_),
+      route_cache_(std::make_unique<RouteCache>()) {}
+
+Machine& Machine::operator=(const Machine& other) {
+  if (this != &other) {
+    Machine copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Machine::Machine(Machine&&) noexcept = default;
+Machine& Machine::operator=(Machine&&) noexcept = default;
+Machine::~Machine() = default;
+
+std::uint32_t Machine::add_node(std::string node_name) {
+  // The implicit first server is renamed by the first explicit add_node with no devices yet.
+  if (node_names_.size() == 1 && devices_.empty() && node_names_[0] == name_) {
+    node_names_[0] = std::move(node_name);
+    return 0;
+  }
+  node_names_.push_back(std::move(node_name));
+  return static_cast<std::uint32_t>(node_names_.size() - 1);
+}
+
+DeviceId Machine::add_device(Device device) {
+  if (sealed_) throw std::logic_error("Machine::add_device after seal()");
+  device.node = static_cast<std::uint32_t>(node_names_.size() - 1);
+  if (device_index_.count(device.name))
+    throw std::invalid_argument("duplicate device name '" + device.name + "'");
+  const auto id = static_cast<DeviceId>(devices_.size());
+  device_index_.emplace(device.name, id);
+  devices_.push_back(std::move(device));
+  adjacency_.emplace_back();
+  return id;
+}
+
+DeviceId Machine::add_cpu(std::string device_name, const CpuModel& model) {
+  Device d;
+  d.name = std::move(device_name);
+  d.kind = DeviceKind::kCpu;
+  d.cpu = model;
+  return add_device(std::move(d));
+}
+
+DeviceId Machine::add_gpu(std::string device_name, const GpuModel& model) {
+  Device d;
+  d.name = std::move(device_name);
+  d.kind = DeviceKind::kGpu;
+  d.gpu = model;
+  return add_device(std::move(d));
+}
+
+DeviceId Machine::add_switch(std::string device_name) {
+  Device d;
+  d.name = std::move(device_name);
+  d.kind = DeviceKind::kSwitch;
+  return add_device(std::move(d));
+}
+
+DeviceId Machine::add_nic(std::string device_name) {
+  Device d;
+  d.name = std::move(device_name);
+  d.kind = DeviceKind::kNic;
+  return add_device(std::move(d));
+}
+
+DeviceId Machine::add_disk(std::string device_name, const DiskModel& model) {
+  Device d;
+  d.name = std::move(device_name);
+  d.kind = DeviceKind::kDisk;
+  d.disk = model;
+  return add_device(std::move(d));
+}
+
+LinkId Machine::add_link(std::string link_name, DeviceId a, DeviceId b, const LinkModel& model) {
+  if (sealed_) throw std::logic_error("Machine::add_link after seal()");
+  if (a >= devices_.size() || b >= devices_.size())
+    throw std::invalid_argument("link '" + link_name + "' joins an unknown device");
+  if (a == b) throw std::invalid_argument("link '" + link_name + "' joins a device to itself");
+  if (link_index_.count(link_name))
+    throw std::invalid_argument("duplicate link name '" + link_name + "'");
+  if (!(model.bytes_per_s > 0))
+    throw std::invalid_argument("link '" + link_name + "' needs a positive bandwidth");
+  const auto id = static_cast<LinkId>(links_.size());
+  link_index_.emplace(link_name, id);
+  links_.push_back(Link{std::move(link_name), a, b, model});
+  adjacency_[a].push_back(id);
+  adjacency_[b].push_back(id);
+  return id;
+}
+
+void Machine::seal() {
+  if (devices_.empty()) throw std::invalid_argument("machine '" + name_ + "' has no devices");
+  sealed_ = true;
+}
+
+std::optional<DeviceId> Machine::find_device(std::string_view device_name) const {
+  auto it = device_index_.find(std::string(device_name));
+  if (it == device_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<LinkId> Machine::find_link(std::string_view link_name) const {
+  auto it = link_index_.find(std::string(link_name));
+  if (it == link_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<DeviceId> Machine::devices_of_kind(DeviceKind kind) const {
+  std::vector<DeviceId> result;
+  for (DeviceId id = 0; id < devices_.size(); ++id)
+    if (devices_[id].kind == kind) result.push_back(id);
+  return result;
+}
+
+DeviceId Machine::host_cpu_of(DeviceId device) const {
+  if (devices_.at(device).kind == DeviceKind::kCpu) return device;
+  DeviceId best = kNoDevice;
+  std::size_t best_hops = std::numeric_limits<std::size_t>::max();
+  for (DeviceId cpu : cpus()) {
+    if (devices_[cpu].node != devices_[device].node) continue;
+    std::size_t hops = 0;
+    try {
+      hops = route(device, cpu).size();
+    } catch (const std::invalid_argument&) {
+      continue;
+    }
+    if (hops < best_hops) {
+      best_hops = hops;
+      best = cpu;
+    }
+  }
+  if (best == kNoDevice) {
+    auto all = cpus();
+    if (all.empty()) throw std::invalid_argument("machine '" + name_ + "' has no CPU");
+    best = all.front();
+  }
+  return best;
+}
+
+std::span<const Hop> Machine::route(DeviceId src, DeviceId dst) const {
+  if (!sealed_) throw std::logic_error("Machine::route before seal()");
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+  std::lock_guard lock(route_cache_->mutex);
+  auto it = route_cache_->routes.find(key);
+  if (it == route_cache_->routes.end())
+    it = route_cache_->routes.emplace(key, compute_route(src, dst)).first;
+  return it->second;
+}
+
+std::vector<Hop> Machine::compute_route(DeviceId src, DeviceId dst) const {
+  if (src >= devices_.size() || dst >= devices_.size())
+    throw std::invalid_argument("route between unknown devices");
+  if (src == dst) return {};
+  // Breadth-first by hops; among equal hop counts keep the widest bottleneck. Only
+  // forwarding devices are expanded, so GPUs and disks never relay traffic.
+  const std::size_t n = devices_.size();
+  std::vector<std::size_t> hops(n, std::numeric_limits<std::size_t>::max());
+  std::vector<double> bottleneck(n, 0.0);
+  std::vector<Hop> via(n);
+  std::deque<DeviceId> frontier{src};
+  hops[src] = 0;
+  bottleneck[src] = std::numeric_limits<double>::infinity();
+  while (!frontier.empty()) {
+    const DeviceId here = frontier.front();
+    frontier.pop_front();
+    if (here != src && !devices_[here].forwards_traffic()) continue;
+    for (LinkId link_id : adjacency_[here]) {
+      const Link& link = links_[link_id];
+      const bool forward = link.a == here;
+      const DeviceId next = forward ? link.b : link.a;
+      const double width = std::min(bottleneck[here], link.model.bytes_per_s);
+      if (hops[next] == std::numeric_limits<std::size_t>::max()) {
+        hops[next] = hops[here] + 1;
+        bottleneck[next] = width;
+        via[next] = Hop{link_id, forward};
+        frontier.push_back(next);
+      } else if (hops[next] == hops[here] + 1 && width > bottleneck[next]) {
+        bottleneck[next] = width;
+        via[next] = Hop{link_id, forward};
+      }
+    }
+  }
+  if (hops[dst] == std::numeric_limits<std::size_t>::max())
+    throw std::invalid_argument("no route from '" + devices_[src].name + "' to '" +
+                                devices_[dst].name + "'");
+  std::vector<Hop> path;
+  for (DeviceId at = dst; at != src;) {
+    const Hop hop = via[at];
+    path.push_back(hop);
+    const Link& link = links_[hop.link];
+    at = hop.forward ? link.a : link.b;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+double Machine::route_latency_s(DeviceId src, DeviceId dst) const {
+  double total = 0.0;
+  for (const Hop& hop : route(src, dst)) total += links_[hop.link].model.latency_s;
+  return total;
+}
+
+double Machine::route_bytes_per_s(DeviceId src, DeviceId dst) const {
+  double narrowest = std::numeric_limits<double>::infinity();
+  for (const Hop& hop : route(src, dst))
+    narrowest = std::min(narrowest, links_[hop.link].model.bytes_per_s);
+  return narrowest;
+}
+
+}  // namespace opsim

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what opsim needs from Debian (idempotent), then configures and builds into build/.
+# Usage: scripts/setup.sh [extra cmake -D options]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build pkg-config git python3
+  libsimgrid-dev libboost-graph-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libtbb-dev libstarpu-dev
+  qt6-base-dev libqt6charts6-dev libqt6svg6-dev libqt6opengl6-dev fonts-dejavu-core
+  xvfb xauth
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "opsim setup: installing ${missing[*]}" >&2
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build_dir=${OPSIM_BUILD_DIR:-build}
+werror=OFF
+[ "${CI:-}" = "true" ] && werror=ON
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPSIM_WERROR="$werror" "$@" >/dev/null
+cmake --build "$build_dir" -j "$(nproc)"
