@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -332,6 +333,92 @@ TEST(ModelPresets, GpusAndCpus) {
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   // 20 cores x 2.2 GHz x 8 lanes x 2 FMA x 2 flops.
   EXPECT_DOUBLE_EQ(cpu_model_preset("xeon-e5-2698v4")->peak_flops_per_s(), 1408e9);
+}
+
+}  // namespace
+}  // namespace opsim
+
+namespace opsim {
+namespace {
+
+// The examples in topologies/README.md are real, parseable topologies.
+TEST(TopologyYaml, ReadmeExamplesParse) {
+  std::ifstream in(std::string(OPSIM_SOURCE_DIR) + "/topologies/README.md");
+  ASSERT_TRUE(in) << "README not found";
+  std::string line, block;
+  bool inside = false;
+  int examples = 0;
+  while (std::getline(in, line)) {
+    if (!inside && line == "```yaml") {
+      inside = true;
+      block.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      const Machine m = parse_topology_yaml(block, "README.md example");
+      EXPECT_GE(m.gpus().size(), 2u);
+      ++examples;
+    } else if (inside) {
+      block += line + "\n";
+    }
+  }
+  EXPECT_EQ(examples, 2);
+}
+
+}  // namespace
+}  // namespace opsim
+
+namespace opsim {
+namespace {
+
+struct Transfer {
+  std::string from, to;
+  double bytes;
+};
+
+// Bandwidth-only bound of one phase of concurrent transfers: the busiest link direction's
+// bytes over its bandwidth. With zero latency and max-min sharing this is the phase time.
+double phase_s(const Machine& m, const std::vector<Transfer>& transfers) {
+  std::map<std::pair<LinkId, bool>, double> load;
+  for (const Transfer& t : transfers)
+    for (const Hop& hop : m.route(*m.find_device(t.from), *m.find_device(t.to)))
+      load[{hop.link, hop.forward}] += t.bytes;
+  double worst = 0;
+  for (const auto& [key, bytes] : load)
+    worst = std::max(worst, bytes / m.link(key.first).model.bytes_per_s);
+  return worst;
+}
+
+TEST(TopologyPresets, BookArithmeticOnThePcieServer) {
+  const Machine m = resolve_topology("pcie-switch-4gpu");
+  const double s = 160e6;
+  const std::vector<std::string> g = {"gpu0", "gpu1", "gpu2", "gpu3"};
+  // Aggregate on GPU0, then broadcast: 30 + 30 ms.
+  const double gpu0 = phase_s(m, {{g[1], g[0], s}, {g[2], g[0], s}, {g[3], g[0], s}}) +
+                      phase_s(m, {{g[0], g[1], s}, {g[0], g[2], s}, {g[0], g[3], s}});
+  EXPECT_NEAR(gpu0, 60e-3, 1e-12);
+  std::vector<Transfer> up, down;
+  for (const auto& x : g) {
+    up.push_back({x, "cpu0", s});
+    down.push_back({"cpu0", x, s});
+  }
+  EXPECT_NEAR(phase_s(m, up) + phase_s(m, down), 80e-3, 1e-12);
+  // Each GPU reduces a quarter: reduce-scatter then all-gather, 7.5 + 7.5 ms.
+  std::vector<Transfer> quarters;
+  for (const auto& x : g)
+    for (const auto& y : g)
+      if (x != y) quarters.push_back({x, y, s / 4});
+  EXPECT_NEAR(2 * phase_s(m, quarters), 15e-3, 1e-12);
+}
+
+TEST(TopologyPresets, RingFormulaOnTheNvlinkRing) {
+  for (int n : {2, 8}) {
+    const Machine m = resolve_topology("nvlink-ring:" + std::to_string(n));
+    const double s = 160e6;
+    std::vector<Transfer> step;
+    for (int i = 0; i < n; ++i)
+      step.push_back({"gpu" + std::to_string(i), "gpu" + std::to_string((i + 1) % n), s / n});
+    EXPECT_NEAR(2 * (n - 1) * phase_s(m, step), 2.0 * (n - 1) / n * s / 25e9, 1e-12) << n;
+  }
 }
 
 }  // namespace
