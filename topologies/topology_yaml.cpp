@@ -456,6 +456,22 @@ void Reader::parse_device(Machine& machine, const YAML::Node& node) {
     fail(node["name"].Mark(), "duplicate device name '" + name + "' (first defined at line " +
                                   std::to_string(device_marks_[*existing].line + 1) + ")");
   }
+  // A key of another kind (cores on a gpu) deserves a clearer word than "unknown key".
+  const Keys own = kind == "cpu"    ? kCpuKeys
+                   : kind == "gpu"  ? kGpuKeys
+                   : kind == "disk" ? kDiskKeys
+                                    : kPlainKeys;
+  if (contains(kKinds, kind) && node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string k = it->first.IsScalar() ? it->first.Scalar() : std::string();
+      if (contains(own, k)) continue;
+      for (auto [other, keys] :
+           {std::pair{"cpu", kCpuKeys}, {"gpu", kGpuKeys}, {"disk", kDiskKeys}})
+        if (other != kind && contains(keys, k))
+          fail(it->first.Mark(), "key '" + k + "' applies to " + other + " devices, not to " +
+                                     what + " of kind " + kind);
+    }
+  }
   Device device;
   device.name = name;
   if (kind == "cpu") {
@@ -587,11 +603,12 @@ void Reader::check_gpus_reach_cpus(const Machine& machine) const {
       }
     }
   }
-  for (DeviceId gpu : machine.gpus()) {
-    if (!reached[gpu])
-      fail(device_marks_[gpu], "gpu '" + devices[gpu].name +
-                                   "' has no route to any CPU (GPUs do not forward traffic; "
-                                   "link it to a switch or a CPU)");
+  for (DeviceId id = 0; id < devices.size(); ++id) {
+    const Device& d = devices[id];
+    if (reached[id] || (d.kind != DeviceKind::kGpu && d.kind != DeviceKind::kDisk)) continue;
+    fail(device_marks_[id], std::string(to_string(d.kind)) + " '" + d.name +
+                                "' has no route to any CPU (GPUs and disks do not forward "
+                                "traffic; link it to a switch or a CPU)");
   }
 }
 
@@ -797,7 +814,11 @@ void emit_link(YAML::Emitter& out, const Machine& machine, const Link& link) {
 
 Machine parse_topology_yaml(std::string_view text, std::string_view source_name) {
   Reader reader{std::string(source_name)};
-  return reader.parse(text);
+  try {
+    return reader.parse(text);
+  } catch (const YAML::Exception& e) {  // a yaml-cpp surprise still gets file and place
+    reader.fail(e.mark, "YAML error: " + e.msg);
+  }
 }
 
 Machine load_topology_file(const std::string& path) {
@@ -839,6 +860,27 @@ std::string dump_topology_yaml(const Machine& machine) {
   out << YAML::EndSeq;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
+}
+
+void save_topology_file(const Machine& machine, const std::string& path) {
+  const std::string text = dump_topology_yaml(machine);
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out)
+      throw InputError(path + ": cannot write topology file (" + std::strerror(errno) + ")");
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temporary.c_str());
+      throw InputError(path + ": cannot write topology file (write error)");
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(temporary.c_str());
+    throw InputError(path + ": cannot write topology file (" + reason + ")");
+  }
 }
 
 std::string machine_difference(const Machine& a, const Machine& b, bool ignore_names) {

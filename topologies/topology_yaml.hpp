@@ -24,6 +24,10 @@ Machine load_topology_file(const std::string& path);
 /// unit strings chosen so that they parse back to the identical double.
 std::string dump_topology_yaml(const Machine& machine);
 
+/// Writes dump_topology_yaml(machine) to `path` atomically (a temporary file beside it,
+/// then rename). Throws opsim::InputError naming the path when it cannot be written.
+void save_topology_file(const Machine& machine, const std::string& path);
+
 /// Describes the first difference between two machines (devices, models, links, nodes,
 /// and unless `ignore_names` also the machine name and description); empty when equal.
 std::string machine_difference(const Machine& a, const Machine& b, bool ignore_names = false);

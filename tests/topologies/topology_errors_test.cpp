@@ -176,6 +176,20 @@ TEST(TopologyErrors, OutOfRangeAndMisplacedParameters) {
                "'efficiency' must be in (0, 1], got 1.5");
 }
 
+TEST(TopologyErrors, KeyOfAnotherKind) {
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu, cores: 80}"), 4,
+               "key 'cores' applies to cpu devices, not to device 'gpu0' of kind gpu");
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: sw0, kind: switch, type: nvme}"), 4,
+               "key 'type' applies to disk devices, not to device 'sw0' of kind switch");
+}
+
+TEST(TopologyErrors, DiskWithNoRouteToACpu) {
+  expect_error(machine() + "devices_are_closed: no\n", 7, "unknown key 'devices_are_closed'");
+  expect_error(
+      "name: t\ndevices:\n  - {name: cpu0, kind: cpu}\n  - {name: d0, kind: disk, type: ssd}\n", 4,
+      "disk 'd0' has no route to any CPU");
+}
+
 TEST(TopologyErrors, LinkToItselfAndBadBetween) {
   expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
                        "{between: [cpu0, cpu0], type: pcie}"),

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -312,6 +313,25 @@ links:
   EXPECT_EQ(nv.model.count, 2);
   EXPECT_EQ(m.description(), "every field: set");
   EXPECT_EQ(machine_difference(m, parse_topology_yaml(dump_topology_yaml(m), "d.yaml")), "");
+}
+
+TEST(TopologyYaml, SavedFileResolvesToTheSameMachine) {
+  const auto dir = std::filesystem::temp_directory_path() / "opsim_topology_save_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "dgx.yaml").string();
+  const Machine original = resolve_topology("dgx1-v100");
+  save_topology_file(original, path);
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_EQ(machine_difference(original, resolve_topology(path)), "");
+  EXPECT_EQ(machine_difference(original, load_topology_file(path)), "");
+  // A path with no slash and no .yaml is still found when the file exists.
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  std::filesystem::rename("dgx.yaml", "dgx-box");
+  EXPECT_EQ(resolve_topology("dgx-box").gpus().size(), 8u);
+  std::filesystem::current_path(cwd);
+  EXPECT_THROW(save_topology_file(original, (dir / "missing-dir" / "x.yaml").string()), InputError);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(TopologyYaml, NameDefaultsToTheFileStem) {
