@@ -51,8 +51,7 @@ std::vector<TraceCounterSample> utilization_samples(const Trace& trace, std::uin
     changes.emplace_back(span.start_ns, rate);
     changes.emplace_back(span.end_ns, -rate);
   }
-  std::stable_sort(changes.begin(), changes.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::sort(changes.begin(), changes.end());  // a total order: deterministic sums
   const double capacity = trace.lanes[lane].capacity_bytes_per_s;
   std::vector<TraceCounterSample> samples;
   double rate = 0;
@@ -102,20 +101,18 @@ Trace TraceRecorder::finish() const {
   trace.machine = machine_.name();
   const auto node_names = machine_.node_names();
 
-  // Ops in op-id order; a later report of the same op replaces an earlier one.
-  std::vector<FinishedOp> finished = finished_;
-  std::stable_sort(finished.begin(), finished.end(),
-                   [](const FinishedOp& x, const FinishedOp& y) { return x.op < y.op; });
+  // Ops in op-id order; a later report of the same op replaces an earlier one. Bucketing by
+  // op id is linear, where sorting two million reports was not.
+  std::vector<FinishedOp> finished;
   {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < finished.size(); ++i) {
-      if (kept > 0 && finished[kept - 1].op == finished[i].op) {
-        finished[kept - 1] = finished[i];
-      } else {
-        finished[kept++] = finished[i];
-      }
+    std::vector<std::uint32_t> report_of(graph_.size(), kNotRecorded);
+    for (std::uint32_t i = 0; i < finished_.size(); ++i) {
+      if (finished_[i].op < report_of.size()) report_of[finished_[i].op] = i;
     }
-    finished.resize(kept);
+    finished.reserve(finished_.size());
+    for (std::uint32_t report : report_of) {
+      if (report != kNotRecorded) finished.push_back(finished_[report]);
+    }
   }
 
   // Stream lanes that were used, by server, then device, then stream (stream indices are
