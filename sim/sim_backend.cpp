@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -12,6 +13,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "hw_models/roofline.hpp"
@@ -38,20 +40,41 @@ struct RouteEntry {
 };
 
 struct Route {
-  sg4::Host* source = nullptr;  // its StarZone up-route is the whole path
-  double latency_s = 0;         // sum of opsim link latencies, applied as a delay
+  sg4::Host* source = nullptr;   // its StarZone up-route is the whole path
+  double latency_s = 0;          // sum of opsim link latencies, applied as a delay
+  double bytes_per_s = 0;        // narrowest link: the rate of a flow alone on the path
+  std::uint32_t link_begin = 0;  // its links in Impl::route_links
+  std::uint32_t link_count = 0;
+};
+
+constexpr std::uint32_t kNoSlot = UINT32_MAX;
+
+// Flows currently on one SimGrid link (one direction of an opsim link), and the flow that
+// runs there in closed form, if any.
+struct LinkState {
+  std::uint32_t flows = 0;
+  std::uint32_t closed_form = kNoSlot;
 };
 
 // What a launched op is doing; indexed by a slot number stored in the activity's data.
-enum class Phase : std::uint8_t { kFree, kDelayThenComm, kDelayThenFinish, kActivity };
+enum class Phase : std::uint8_t {
+  kFree,
+  kDelayThenComm,    // a timer starts the comm
+  kDelayThenFinish,  // a timer ends the op
+  kActivity,         // a SimGrid exec or comm runs it
+  kClosedForm,       // a flow alone on its links: a timer ends it at bytes / rate
+};
 
 struct Slot {
   sg4::ActivityPtr activity;  // kept alive until it completes
+  simgrid::kernel::timer::Timer* timer = nullptr;
   TimeNs start_ns = 0;
   double bytes = 0;
+  double comm_start_s = 0;  // when the flow's bytes start moving (after its delay)
   OpId op = 0;
   std::uint32_t route = 0;
   Phase phase = Phase::kFree;
+  bool holds_links = false;  // counted in LinkState::flows
 };
 
 SimBackend* g_active_backend = nullptr;
@@ -74,6 +97,8 @@ struct SimBackend::Impl {
   sg4::Host* sink_host = nullptr;        // destination of every comm
   std::vector<Route> routes;
   std::vector<std::vector<RouteEntry>> routes_from;  // per source device, few entries
+  std::vector<std::uint32_t> route_links;            // link indices of every route
+  std::vector<LinkState> links;                      // per SimGrid link we created
 
   std::vector<Slot> slots;
   std::vector<std::uint32_t> free_slots;
@@ -100,7 +125,8 @@ struct SimBackend::Impl {
 
   void set_timer(double date_s, std::uint32_t slot) {
     SimBackend* backend = g_active_backend;
-    simgrid::kernel::timer::Timer::set(date_s, [backend, slot] { backend->on_timer(slot); });
+    slots[slot].timer =
+        simgrid::kernel::timer::Timer::set(date_s, [backend, slot] { backend->on_timer(slot); });
   }
 
   void start_exec(std::uint32_t slot, sg4::Host* host, double seconds) {
@@ -129,19 +155,89 @@ struct SimBackend::Impl {
     comm->start();
   }
 
-  // Starts `slot`'s comm after `delay_s`, or finishes it then when it moves no bytes.
-  void delay_then(std::uint32_t slot, double delay_s, Phase then) {
+  // Ends `slot` after `delay_s` (never synchronously inside launch()).
+  void delay_then_finish(std::uint32_t slot, double delay_s) {
+    slots[slot].phase = Phase::kDelayThenFinish;
+    set_timer(sg4::Engine::get_clock() + std::max(delay_s, 0.0), slot);
+  }
+
+  // An op that moves bytes: a flow, or only its delay when it moves none (no 0-byte comms).
+  void start_op_flow(std::uint32_t slot, double delay_s) {
+    if (std::llround(slots[slot].bytes) <= 0)
+      delay_then_finish(slot, delay_s);
+    else
+      start_flow(slot, delay_s);
+  }
+
+  // A flow of `slots[slot].bytes` over its route after `delay_s`. Alone on all its links, its
+  // time is closed-form (bytes / narrowest bandwidth) and needs no SimGrid comm: that is
+  // what max-min sharing would give. When another flow later joins one of its links, it
+  // becomes a SimGrid comm for its remaining bytes, so SimGrid does every real sharing.
+  void start_flow(std::uint32_t slot, double delay_s) {
     Slot& s = slots[slot];
-    if (delay_s > 0 || then == Phase::kDelayThenFinish) {
-      s.phase = then;
-      set_timer(sg4::Engine::get_clock() + std::max(delay_s, 0.0), slot);
+    s.bytes = static_cast<double>(std::llround(s.bytes));
+    const Route& r = routes[s.route];
+    const std::uint32_t* first = route_links.data() + r.link_begin;
+    const std::uint32_t* last = first + r.link_count;
+    bool alone = options.closed_form_uncontended;
+    for (const std::uint32_t* l = first; l != last && alone; ++l) alone = links[*l].flows == 0;
+    if (!alone)
+      for (const std::uint32_t* l = first; l != last; ++l)
+        if (links[*l].closed_form != kNoSlot) to_comm(links[*l].closed_form);
+    for (const std::uint32_t* l = first; l != last; ++l) {
+      ++links[*l].flows;
+      if (alone) links[*l].closed_form = slot;
+    }
+    Slot& t = slots[slot];  // to_comm() may have grown nothing, but stay safe
+    t.holds_links = true;
+    const double now_s = sg4::Engine::get_clock();
+    t.comm_start_s = now_s + delay_s;
+    if (alone) {
+      t.phase = Phase::kClosedForm;
+      set_timer(t.comm_start_s + t.bytes / r.bytes_per_s, slot);
+    } else if (delay_s > 0) {
+      t.phase = Phase::kDelayThenComm;
+      set_timer(t.comm_start_s, slot);
     } else {
       start_comm(slot);
     }
   }
 
+  // A closed-form flow gets company: hand its remaining bytes to SimGrid.
+  void to_comm(std::uint32_t slot) {
+    Slot& s = slots[slot];
+    const Route& r = routes[s.route];
+    for (std::uint32_t i = 0; i < r.link_count; ++i) {
+      LinkState& link = links[route_links[r.link_begin + i]];
+      if (link.closed_form == slot) link.closed_form = kNoSlot;
+    }
+    const double now_s = sg4::Engine::get_clock();
+    if (now_s < s.comm_start_s) {  // still in its delay: start the comm when it ends
+      s.timer->remove();
+      s.phase = Phase::kDelayThenComm;
+      set_timer(s.comm_start_s, slot);
+      return;
+    }
+    const double remaining = s.bytes - (now_s - s.comm_start_s) * r.bytes_per_s;
+    if (remaining < 1) return;  // ends now anyway: let its timer end it
+    s.timer->remove();
+    s.timer = nullptr;
+    s.bytes = remaining;
+    start_comm(slot);
+  }
+
   void finish(std::uint32_t slot) {
     Slot& s = slots[slot];
+    if (s.holds_links) {
+      const Route& r = routes[s.route];
+      for (std::uint32_t i = 0; i < r.link_count; ++i) {
+        LinkState& link = links[route_links[r.link_begin + i]];
+        --link.flows;
+        if (link.closed_form == slot) link.closed_form = kNoSlot;
+      }
+      s.holds_links = false;
+    }
+    s.timer = nullptr;
     const OpId op = s.op;
     const TimeNs start_ns = s.start_ns;
     s.phase = Phase::kFree;
@@ -235,6 +331,17 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   m.sink_host = zone->create_host("opsim/sink", kWorkPerSecond)->seal();
 
   // opsim links: split duplex at bytes_per_s each way, or one shared link when half duplex.
+  m.links.clear();
+  std::vector<double> link_bytes_per_s;
+  std::unordered_map<const sg4::Link*, std::uint32_t> link_index;
+  auto index_of = [&](const sg4::Link* link) {
+    auto [it, added] = link_index.emplace(link, static_cast<std::uint32_t>(m.links.size()));
+    if (added) {
+      m.links.emplace_back();
+      link_bytes_per_s.push_back(link->get_bandwidth());
+    }
+    return it->second;
+  };
   std::vector<sg4::Link*> up(machine.links().size());
   std::vector<sg4::Link*> down(machine.links().size());
   for (LinkId l = 0; l < machine.links().size(); ++l) {
@@ -288,6 +395,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   std::vector<sg4::SplitDuplexLink*> media(n, nullptr);
   m.routes_from.assign(n, {});
   m.routes.clear();
+  m.route_links.clear();
   std::vector<sg4::LinkInRoute> path;
   for (std::size_t k = 0; k < keys.size(); ++k) {
     const auto tag = static_cast<std::uint8_t>(keys[k] >> 62);
@@ -308,7 +416,8 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
           media[disk]->get_link_down()->set_bandwidth(devices[disk].disk.write_bytes_per_s);
           media[disk]->set_latency(0)->seal();
         }
-        if (tag == kDiskReadRoute) path.emplace_back(media[disk], sg4::LinkInRoute::Direction::UP);
+        if (tag == kDiskReadRoute)
+          path.emplace_back(media[disk]->get_link_up(), sg4::LinkInRoute::Direction::UP);
       }
       if (src == dst) {
         // A memcpy within one memory reads and writes every byte: half the bandwidth.
@@ -331,7 +440,8 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
           latency_s += machine.link(hop.link).model.latency_s;
         }
       }
-      if (tag == kDiskWriteRoute) path.emplace_back(media[dst], sg4::LinkInRoute::Direction::DOWN);
+      if (tag == kDiskWriteRoute)
+        path.emplace_back(media[dst]->get_link_down(), sg4::LinkInRoute::Direction::DOWN);
     } catch (const std::invalid_argument&) {
       if (k < required) throw;  // the graph needs it
       continue;                 // an optional pair that has no route
@@ -340,7 +450,15 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
     sg4::Host* source =
         zone->create_host("opsim/route" + std::to_string(route), kWorkPerSecond)->seal();
     zone->add_route(source->get_netpoint(), nullptr, nullptr, nullptr, path, false);
-    m.routes.push_back(Route{source, latency_s});
+    Route r{source, latency_s, std::numeric_limits<double>::infinity(),
+            static_cast<std::uint32_t>(m.route_links.size()), 0};
+    for (const sg4::LinkInRoute& hop : path) {
+      const std::uint32_t l = index_of(hop.get_link());
+      m.route_links.push_back(l);
+      r.bytes_per_s = std::min(r.bytes_per_s, link_bytes_per_s[l]);
+    }
+    r.link_count = static_cast<std::uint32_t>(m.route_links.size()) - r.link_begin;
+    m.routes.push_back(r);
     m.routes_from[src].push_back(RouteEntry{dst, tag, route});
   }
   zone->seal();
@@ -364,7 +482,7 @@ void SimBackend::launch(const OpLaunch& launch) {
       if (seconds > 0)
         m.start_exec(slot, m.compute_host[launch.device], seconds);
       else
-        m.delay_then(slot, 0, Phase::kDelayThenFinish);
+        m.delay_then_finish(slot, 0);
       break;
     }
     case OpKind::kHostDispatch: {
@@ -375,13 +493,13 @@ void SimBackend::launch(const OpLaunch& launch) {
       if (op.seconds > 0)
         m.start_exec(slot, host, op.seconds);
       else
-        m.delay_then(slot, 0, Phase::kDelayThenFinish);
+        m.delay_then_finish(slot, 0);
       break;
     }
     case OpKind::kCopy: {
       const std::uint32_t route = m.find_route(op.device, op.peer, kCopyRoute);
       m.slots[slot].route = route;
-      m.delay_then(slot, m.routes[route].latency_s, Phase::kDelayThenComm);
+      m.start_op_flow(slot, m.routes[route].latency_s);
       break;
     }
     case OpKind::kDiskRead:
@@ -395,7 +513,7 @@ void SimBackend::launch(const OpLaunch& launch) {
         access_s =
             std::ceil(op.bytes / op.block_bytes) / (write ? disk.write_iops : disk.read_iops);
       m.slots[slot].route = route;
-      m.delay_then(slot, access_s + m.routes[route].latency_s, Phase::kDelayThenComm);
+      m.start_op_flow(slot, access_s + m.routes[route].latency_s);
       break;
     }
   }
@@ -403,7 +521,8 @@ void SimBackend::launch(const OpLaunch& launch) {
 
 void SimBackend::on_timer(std::uint32_t slot) {
   Impl& m = *impl_;
-  m.retired.reset();  // safe: no activity's completion is being signalled now
+  m.retired.reset();              // safe: no activity's completion is being signalled now
+  m.slots[slot].timer = nullptr;  // SimGrid deletes a timer once it has fired
   if (m.slots[slot].phase == Phase::kDelayThenComm)
     m.start_comm(slot);
   else

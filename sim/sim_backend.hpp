@@ -22,6 +22,9 @@
 //   IOPS) as a delay, then `bytes` through the disk's media link (read or write
 //   bandwidth) and the routed links, as one streamed flow (the delay includes the route
 //   latency too).
+// - a flow alone on all its links runs in closed form (no SimGrid comm) until another flow
+//   joins one of them; SimGrid 3.32's host-to-host comms cost O(comms in flight) each to
+//   finish (a std::list scan), which dominated a 1024-GPU ring.
 // Only one Engine may exist per process: run separate simulations in separate processes
 // (sim/isolated_run.hpp).
 #pragma once
@@ -50,6 +53,11 @@ struct SimBackendOptions {
   /// can use any pair) when there are at most this many pairs; larger machines get only
   /// the pairs the graph uses at prepare() time.
   std::size_t all_pairs_limit = 4096;
+  /// A copy or disk flow alone on all its links takes bytes / narrowest bandwidth without a
+  /// SimGrid comm (what max-min sharing gives a lone flow); it becomes a SimGrid comm for
+  /// its remaining bytes as soon as another flow joins one of its links. false: every flow
+  /// is a SimGrid comm from the start (same times, slower).
+  bool closed_form_uncontended = true;
 };
 
 class SimBackend final : public Backend {
