@@ -21,13 +21,15 @@ namespace opsim {
 struct SimulateOptions {
   SchedulerOptions scheduler;
   SimBackendOptions backend;
+  /// Fill SimulationResult::start_ns / end_ns (16 bytes per op); false: makespan only.
+  bool record_op_times = true;
 };
 
 struct SimulationResult {
   double makespan_s = 0;
   TimeNs makespan_ns = 0;
-  std::vector<TimeNs> start_ns;  ///< per op id
-  std::vector<TimeNs> end_ns;    ///< per op id
+  std::vector<TimeNs> start_ns;  ///< per op id (empty unless record_op_times)
+  std::vector<TimeNs> end_ns;    ///< per op id (empty unless record_op_times)
 };
 
 /// Simulates `graph` on `machine` in this process (which must not have run a simulation
