@@ -515,6 +515,26 @@ TEST(SimBackend, OpAddedAfterPrepareOnSmallMachineRuns) {
   expect_close(t + kS / kB, seconds(scheduler.end_ns(later)));
 }
 
+TEST(SimBackend, LargeRingPlatformStaysLinear) {
+  // 1024 GPUs (over a million memory pairs): only the 1024 routes the graph uses get a
+  // route endpoint, so the platform is linear in size, not n².
+  constexpr int kGpus = 1024;
+  Machine m("nvlink-ring:1024");
+  for (int i = 0; i < kGpus; ++i) m.add_gpu("gpu" + std::to_string(i), GpuModel{});
+  for (int i = 0; i < kGpus; ++i)
+    m.add_link("nv" + std::to_string(i), i, (i + 1) % kGpus, LinkModel::nvlink(2, 1));
+  m.seal();
+  OpGraph g;
+  for (int i = 0; i < kGpus; ++i) g.add(copy_op(i, (i + 1) % kGpus, 25e6), "send");
+  SimBackend backend;
+  Scheduler scheduler(m, g, backend);
+  scheduler.submit_all();
+  scheduler.run();
+  EXPECT_EQ(backend.host_count(), 2u * kGpus + 1);  // GPUs, route endpoints, the sink
+  EXPECT_EQ(backend.link_count(), 2u * kGpus + 1);  // both NVLink directions, SimGrid loopback
+  expect_close(25e6 / 25e9 + 0.7e-6, seconds(scheduler.makespan_ns()));
+}
+
 TEST(SimBackend, SecondBackendInOneProcessIsRefused) {
   SimBackend first;
   EXPECT_THROW(SimBackend second, std::logic_error);
