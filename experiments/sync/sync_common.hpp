@@ -22,6 +22,7 @@ struct SyncInput {
   std::vector<DeviceId> gpus;
   double bytes = 0;
   bool include_reductions = true;
+  bool both_directions = true;
 };
 
 /// Throws InputError "sync <strategy>: <what>".
