@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <set>
 
 #include "hw_models/input_error.hpp"
@@ -246,6 +247,8 @@ TEST(SyncStrategy, RejectsBadInputWithOneLine) {
   SyncOptions unknown;
   unknown.gpus = {*m.find_device("gpu0"), 999};
   expect_one_line(message("ring", m, unknown), "device #999");
+  expect_one_line(message("split", testing::pcie_tree(32, 16), comm_only()),
+                  "without reductions 512 GPUs need 133693952 dependencies");
   SyncOptions empty;
   empty.bytes = 0;
   expect_one_line(message("tree", m, empty), "positive number of bytes");
@@ -258,7 +261,9 @@ TEST(SyncStrategy, Ring1024GpusBuildsFast) {
   ASSERT_EQ(m.gpus().size(), 1024u);
   {
     const auto start = std::chrono::steady_clock::now();
+    const std::clock_t cpu_start = std::clock();
     const SyncPlan plan = make_sync_plan("ring", m, comm_only());
+    const double cpu_s = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(plan.graph.size(), 2'095'104u);
@@ -268,9 +273,11 @@ TEST(SyncStrategy, Ring1024GpusBuildsFast) {
     // Leaf-internal hops use only the GPUs' links, crossing hops one up-link each way, so
     // the ring formula holds.
     EXPECT_NEAR(plan.lower_bound_s, 2.0 * 1023 / 1024 * kS / 16e9, 1e-12);
-    // Generous for a loaded shared machine (about 0.4 s here with 5 jobs on 2 cores).
-    EXPECT_LT(seconds, 5.0);
-    std::cout << "1024-GPU ring (comm only): " << seconds << " s to build\n";
+    // CPU time (user + system, mostly first touches of ~330 MB), not wall time, which a
+    // loaded shared machine stretches; generous against test-runner noise.
+    EXPECT_LT(cpu_s, 2.0);
+    std::cout << "1024-GPU ring (comm only): " << cpu_s << " s CPU, " << seconds
+              << " s wall to build\n";
   }
   const auto start = std::chrono::steady_clock::now();
   const SyncPlan full = make_sync_plan("ring", m, SyncOptions{});
