@@ -246,7 +246,8 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
   const Layout layout = make_layout(trace);
   // The skeleton is fixed; every value in it is serialized by nlohmann::json. Events are
   // dumped one at a time so that a multi-million-op trace never exists as one JSON tree.
-  out << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
+  // No "displayTimeUnit": some Perfetto versions take "ns" there as the unit of ts.
+  out << "{\"otherData\":"
       << json{{"opsim", opsim_metadata(trace, layout)}}.dump() << ",\"traceEvents\":[\n";
   bool first = true;
   // Events go through a buffer: std::ostream's per-character path cost more than the JSON.
