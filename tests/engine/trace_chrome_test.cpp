@@ -198,6 +198,17 @@ TEST(ChromeTrace, ReadBackGivesTheSameTrace) {
   EXPECT_EQ(slurp(dir / "t.json"), slurp(dir / "again.json"));
 }
 
+TEST(ChromeTrace, ReaderAcceptsEventsBeforeOtherData) {
+  // Another tool may re-order the top-level keys; the events then arrive before the model.
+  const fs::path dir = scratch_dir("chrome_reordered");
+  const Trace trace = test::hand_made_trace();
+  const json doc = json::parse(to_chrome(trace));
+  const std::string text = "{\"traceEvents\":" + doc["traceEvents"].dump(2) +
+                           ",\"otherData\":" + doc["otherData"].dump() + "}";
+  write_text(dir / "reordered.json", text);
+  EXPECT_TRUE(read_chrome_trace((dir / "reordered.json").string()) == trace);
+}
+
 TEST(ChromeTrace, EmptyTraceRoundTrips) {
   const fs::path dir = scratch_dir("chrome_empty");
   Trace trace;
@@ -227,6 +238,9 @@ TEST(ChromeTrace, ReaderRejectsOtherTools) {
   EXPECT_EQ(
       error_of(dir / "chrome.json"),
       (dir / "chrome.json").string() + ": top level: not an opsim trace (no otherData.opsim)");
+  write_text(dir / "empty_model.json", R"({"otherData":{"opsim":{}},"traceEvents":[]})");
+  EXPECT_EQ(error_of(dir / "empty_model.json"),
+            (dir / "empty_model.json").string() + ": otherData.opsim: missing \"format\"");
   write_text(dir / "array.json", "[1, 2]");
   EXPECT_NE(error_of(dir / "array.json").find("not a Chrome trace object"), std::string::npos);
 }
@@ -257,6 +271,13 @@ TEST(ChromeTrace, ReaderRejectsDamagedOpsimFiles) {
   EXPECT_NE(error_of(dir / "bad_lane.json").find("\"lane\" = 99 is out of range [0, 5)"),
             std::string::npos)
       << error_of(dir / "bad_lane.json");
+
+  json number = doc;
+  number["traceEvents"].insert(number["traceEvents"].begin() + 1, 5);
+  write_text(dir / "number.json", number.dump());
+  EXPECT_NE(error_of(dir / "number.json").find("traceEvents[1]: expected a JSON object"),
+            std::string::npos)
+      << error_of(dir / "number.json");
 
   json version = doc;
   version["otherData"]["opsim"]["version"] = 2;
