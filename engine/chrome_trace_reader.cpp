@@ -197,9 +197,9 @@ class TraceBuilder {
       }
       TraceCounter& counter = trace_.counters[it->second];
       const json& args = r_.field(event, "args", where);
-      counter.samples.push_back({us_to_ns(r_.number(event, "ts", where)),
-                                 r_.number(args, counter.unit.c_str(),
-                                           Where("traceEvents", index, ".args"))});
+      counter.samples.push_back(
+          {us_to_ns(r_.number(event, "ts", where)),
+           r_.number(args, counter.unit.c_str(), Where("traceEvents", index, ".args"))});
     } else if (ph != "M") {
       r_.fail(where, "unexpected event phase \"" + ph + "\"");
     }
@@ -216,8 +216,8 @@ class TraceBuilder {
       }
     }
     if (trace_.link_spans.size() != static_cast<std::size_t>(link_span_count_)) {
-      r_.fail("traceEvents", std::to_string(trace_.link_spans.size()) +
-                                 " link spans, expected " + std::to_string(link_span_count_));
+      r_.fail("traceEvents", std::to_string(trace_.link_spans.size()) + " link spans, expected " +
+                                 std::to_string(link_span_count_));
     }
     return std::move(trace_);
   }
@@ -270,8 +270,7 @@ Trace parse_chrome_trace(std::string_view text, const std::string& source) {
       top_key = parsed.get<std::string>();
     } else if (depth == 1 && kind == json::parse_event_t::object_end && top_key == "otherData") {
       if (parsed.contains("opsim") && !builder.has_meta()) builder.meta(parsed["opsim"]);
-    } else if (depth == 2 && kind == json::parse_event_t::object_end &&
-               top_key == "traceEvents") {
+    } else if (depth == 2 && kind == json::parse_event_t::object_end && top_key == "traceEvents") {
       const std::size_t index = event_index++;
       if (builder.has_meta()) {
         builder.event(parsed, index);
