@@ -78,6 +78,15 @@ TraceRecorder::TraceRecorder(const Machine& machine, const OpGraph& graph,
       title_(std::move(title)),
       backend_(std::move(backend)) {}
 
+TraceRecorder::TraceRecorder(const Machine& machine, const OpGraph& graph, std::string title,
+                             std::string backend)
+    : machine_(machine),
+      graph_(graph),
+      owned_streams_(std::make_unique<StreamTable>(machine)),
+      streams_(*owned_streams_),
+      title_(std::move(title)),
+      backend_(std::move(backend)) {}
+
 void TraceRecorder::on_op_finished(OpId op, DeviceId device, StreamIndex stream, TimeNs start_ns,
                                    TimeNs end_ns) {
   finished_.push_back({op, device, stream, start_ns, end_ns});

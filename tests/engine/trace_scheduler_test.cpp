@@ -83,7 +83,7 @@ TEST(TraceWithScheduler, GatherToCpuThenBroadcast) {
 
   FixedRateBackend backend;
   Scheduler scheduler(m, g, backend);
-  TraceRecorder recorder(m, g, scheduler.streams(), "gather", "sim");
+  TraceRecorder recorder(m, g, "gather", std::string(backend.name()));  // own StreamTable
   scheduler.add_observer(recorder);
   scheduler.submit_all();
   scheduler.run();
