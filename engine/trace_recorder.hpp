@@ -42,11 +42,13 @@ class TraceRecorder final : public SchedulerObserver {
   void on_memory_changed(DeviceId device, double bytes_in_use, TimeNs at_ns) override;
 
   /// Builds the trace from what was observed. Lanes: stream lanes that were used, ordered by
-  /// server, device, stream; then link lanes "<link> <from>→<to>" ordered by link, a→b first.
+  /// server, device, stream; then link lanes "<link> <from>→<to>" ordered by link, a→b first
+  /// (half-duplex links: one lane "<link> <a>↔<b>").
   /// Ops are ordered by op id. Can be called more than once.
   Trace finish() const;
 
-  /// Name of the lane for one direction of a link: "pcie_gpu0 gpu0→pcie_sw0".
+  /// Name of the lane for one direction of a link: "pcie_gpu0 gpu0→pcie_sw0"; a half-duplex
+  /// link has one lane for both directions: "sata0 disk0↔cpu0".
   static std::string link_lane_name(const Machine& machine, LinkId link, bool forward);
 
  private:
