@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -132,6 +133,32 @@ TEST(ChromeTrace, NanosecondTimesKeepFractionalMicroseconds) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+TEST(ChromeTrace, MicrosecondsGiveBackExactNanosecondsRoundedOrTruncated) {
+  // Spans at every nanosecond offset of a few magnitudes: a reader that truncates ts × 1000
+  // (older Perfetto) and one that rounds it (current Perfetto) both get the exact times.
+  Trace t;
+  t.lanes = {{"lane", "n", "d", LaneKind::kCompute, 0}};
+  // 1001 ns: 1.001 × 1000 = 1000.9999999999999 in doubles.
+  for (TimeNs base : {TimeNs{0}, TimeNs{1000}, TimeNs{18'000'000}, TimeNs{123'456'789'000}}) {
+    for (TimeNs k = 0; k < 1000; ++k) {
+      t.ops.push_back({"op", "c", "d", "", 0, 0, 0, base + k, base + k + 1});
+    }
+  }
+  const json doc = json::parse(to_chrome(t));
+  std::size_t checked = 0;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const TimeNs start = e["args"]["start_ns"];
+    const TimeNs end = e["args"]["end_ns"];
+    const double ts = e["ts"], dur = e["dur"];
+    ASSERT_EQ(static_cast<TimeNs>(ts * 1000.0), start) << ts;
+    ASSERT_EQ(std::llround(ts * 1000.0), start) << ts;
+    ASSERT_EQ(static_cast<TimeNs>(dur * 1000.0), end - start) << dur;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4000u);
 }
 
 TEST(ChromeTrace, RuleCheckerCatchesBrokenTraces) {
