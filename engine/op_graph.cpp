@@ -1,6 +1,8 @@
 #include "engine/op_graph.hpp"
 
 #include <algorithm>
+#include <boost/graph/graphviz.hpp>
+#include <stdexcept>
 #include <cmath>
 #include <queue>
 #include <sstream>
@@ -12,32 +14,55 @@ namespace opsim {
 
 OpId OpGraph::add(const Op& op, std::string_view name) {
   const auto id = static_cast<OpId>(ops_.size());
-  boost::add_vertex(topology_);
+  if (id == UINT32_MAX) throw std::length_error("OpGraph: too many ops");
+  if (name_chars_.size() + name.size() > UINT32_MAX) throw std::length_error("OpGraph: names too long");
   ops_.push_back(op);
   in_degree_.push_back(0);
-  const std::size_t length = std::min<std::size_t>(name.size(), 0xffff);
-  name_offsets_.push_back((static_cast<std::uint64_t>(name_chars_.size()) << 16) | length);
-  name_chars_.insert(name_chars_.end(), name.begin(), name.begin() + static_cast<long>(length));
+  first_edge_.push_back(kNoEdge);
+  name_chars_.insert(name_chars_.end(), name.begin(), name.end());
+  name_ends_.push_back(static_cast<std::uint32_t>(name_chars_.size()));
   return id;
 }
 
 void OpGraph::add_dependency(OpId before, OpId after) {
   if (before >= ops_.size() || after >= ops_.size())
     throw std::out_of_range("OpGraph::add_dependency: unknown op");
-  boost::add_edge(before, after, topology_);
+  if (edges_.size() >= kNoEdge) throw std::length_error("OpGraph: too many dependencies");
+  edges_.push_back(Edge{after, first_edge_[before]});
+  first_edge_[before] = static_cast<std::uint32_t>(edges_.size() - 1);
   ++in_degree_[after];
 }
 
-void OpGraph::reserve(std::size_t ops) {
+void OpGraph::reserve(std::size_t ops, std::size_t dependencies, std::size_t name_bytes) {
   ops_.reserve(ops);
   in_degree_.reserve(ops);
-  name_offsets_.reserve(ops);
-  topology_.m_vertices.reserve(ops);
+  first_edge_.reserve(ops);
+  name_ends_.reserve(ops);
+  edges_.reserve(dependencies);
+  name_chars_.reserve(name_bytes);
+}
+
+void OpGraph::shrink_to_fit() {
+  ops_.shrink_to_fit();
+  in_degree_.shrink_to_fit();
+  first_edge_.shrink_to_fit();
+  name_ends_.shrink_to_fit();
+  edges_.shrink_to_fit();
+  name_chars_.shrink_to_fit();
 }
 
 std::string_view OpGraph::name(OpId id) const {
-  const std::uint64_t packed = name_offsets_[id];
-  return {name_chars_.data() + (packed >> 16), static_cast<std::size_t>(packed & 0xffff)};
+  const std::uint32_t begin = id == 0 ? 0 : name_ends_[id - 1];
+  return {name_chars_.data() + begin, name_ends_[id] - begin};
+}
+
+OpGraph::BoostView OpGraph::boost_view() const {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  edges.reserve(edges_.size());
+  for (OpId id = 0; id < ops_.size(); ++id)
+    for_each_successor(id, [&](OpId after) { edges.emplace_back(id, after); });
+  // Sources are visited in increasing order, as the unsorted-edges constructor wants.
+  return BoostView(boost::edges_are_sorted, edges.begin(), edges.end(), ops_.size());
 }
 
 std::vector<OpId> OpGraph::successors(OpId id) const {
@@ -163,11 +188,10 @@ void OpGraph::validate(const Machine& machine, std::string_view context) const {
 }
 
 std::string OpGraph::to_dot(const Machine& machine) const {
-  std::ostringstream out;
   auto device_name = [&](DeviceId id) -> std::string {
     return id < machine.devices().size() ? machine.device(id).name : std::string("auto");
   };
-  out << "digraph ops {\n  rankdir=LR;\n  node [shape=box, style=filled, fontname=\"sans\"];\n";
+  std::vector<std::string> attributes(ops_.size());
   for (OpId id = 0; id < ops_.size(); ++id) {
     const Op& op = ops_[id];
     std::string label = std::string(name(id)) + "\\n" + std::string(op_class(op));
@@ -192,15 +216,14 @@ std::string OpGraph::to_dot(const Machine& machine) const {
         break;
     }
     std::string escaped;
-    for (char c : label) {
-      if (c == '"') escaped += "\\\"";
-      else escaped += c;
-    }
-    out << "  op" << id << " [label=\"" << escaped << "\", fillcolor=\"" << colour << "\"];\n";
+    for (char c : label) escaped += c == '"' ? std::string("\\\"") : std::string(1, c);
+    attributes[id] = "[label=\"" + escaped + "\", fillcolor=\"" + colour + "\"]";
   }
-  for (OpId id = 0; id < ops_.size(); ++id)
-    for_each_successor(id, [&](OpId s) { out << "  op" << id << " -> op" << s << ";\n"; });
-  out << "}\n";
+  std::ostringstream out;
+  const BoostView view = boost_view();
+  boost::write_graphviz(
+      out, view, [&](std::ostream& o, std::uint32_t v) { o << attributes[v]; }, boost::default_writer(),
+      [](std::ostream& o) { o << "rankdir=LR;\nnode [shape=box, style=filled, fontname=\"sans\"];\n"; });
   return out.str();
 }
 

@@ -29,8 +29,7 @@ void Scheduler::submit_all() {
   grow_to(graph_.size());
   std::vector<OpId> ready;
   for (OpId id = 0; id < graph_.size(); ++id) {
-    if (state_[id].submitted) continue;
-    state_[id].submitted = true;
+    if (state_[id].remaining != kNotSubmitted) continue;
     state_[id].remaining = graph_.in_degree(id);
     ++submitted_count_;
     if (state_[id].remaining == 0) ready.push_back(id);
@@ -41,8 +40,8 @@ void Scheduler::submit_all() {
 void Scheduler::submit(OpId op, std::span<const OpId> predecessors) {
   grow_to(graph_.size());
   OpState& state = state_.at(op);
-  if (state.submitted) throw std::logic_error("Scheduler::submit: op submitted twice");
-  state.submitted = true;
+  if (state.remaining != kNotSubmitted) throw std::logic_error("Scheduler::submit: op submitted twice");
+  state.remaining = 0;
   ++submitted_count_;
   for (OpId p : predecessors)
     if (!finished(p)) ++state.remaining;
@@ -114,12 +113,20 @@ StreamIndex Scheduler::choose_stream(const Op& op, DeviceId device) {
   return 0;
 }
 
+DeviceId Scheduler::placed_device(OpId op) const {
+  const DeviceId pinned = graph_.op(op).device;
+  if (pinned != kNoDevice) return pinned;
+  auto it = placed_unpinned_.find(op);
+  return it == placed_unpinned_.end() ? kNoDevice : it->second;
+}
+
 void Scheduler::make_ready(OpId id) {
   const Op& op = graph_.op(id);
   OpState& state = state_[id];
-  state.device = place(op);
-  ++placed_count_[state.device];
-  state.stream = choose_stream(op, state.device);
+  const DeviceId device = place(op);
+  if (op.device == kNoDevice) placed_unpinned_.emplace(id, device);
+  ++placed_count_[device];
+  state.stream = choose_stream(op, device);
   StreamState& stream = stream_state_[state.stream];
   stream.queue.push_back(id);
   ++stream.assigned;
@@ -142,7 +149,7 @@ void Scheduler::try_start(StreamIndex s) {
   ++in_flight_;
   const Op& op = graph_.op(id);
   if (op.alloc_bytes > 0) change_memory(op.result_device(), op.alloc_bytes, backend_.now_ns());
-  backend_.launch(OpLaunch{id, &op, state_[id].device, s});
+  backend_.launch(OpLaunch{id, &op, placed_device(id), s});
 }
 
 void Scheduler::change_memory(DeviceId device, double delta_bytes, TimeNs at_ns) {
@@ -161,7 +168,10 @@ void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
   --in_flight_;
   const Op& op = graph_.op(id);
   if (op.release_bytes > 0) change_memory(op.result_device(), -op.release_bytes, end_ns);
-  for (SchedulerObserver* o : observers_) o->on_op_finished(id, state.device, state.stream, start_ns, end_ns);
+  if (!observers_.empty()) {
+    const DeviceId device = placed_device(id);
+    for (SchedulerObserver* o : observers_) o->on_op_finished(id, device, state.stream, start_ns, end_ns);
+  }
 
   StreamState& stream = stream_state_[state.stream];
   stream.busy = false;
@@ -170,7 +180,8 @@ void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
   // never complete an op inside launch(), so this is not re-entered.
   newly_ready_.clear();
   graph_.for_each_successor(id, [&](OpId s) {
-    if (s < state_.size() && state_[s].submitted && --state_[s].remaining == 0) newly_ready_.push_back(s);
+    if (s < state_.size() && state_[s].remaining != kNotSubmitted && --state_[s].remaining == 0)
+      newly_ready_.push_back(s);
   });
   std::sort(newly_ready_.begin(), newly_ready_.end());
   // With a bounded window and streams already waiting for a slot, this stream queues

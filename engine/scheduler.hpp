@@ -12,6 +12,7 @@
 #pragma once
 
 #include <deque>
+#include <unordered_map>
 #include <functional>
 #include <span>
 #include <vector>
@@ -44,7 +45,7 @@ class Scheduler final : public CompletionSink {
   bool finished(OpId op) const { return op < state_.size() && state_[op].end_ns >= 0; }
   TimeNs start_ns(OpId op) const { return state_[op].start_ns; }
   TimeNs end_ns(OpId op) const { return state_[op].end_ns; }
-  DeviceId placed_device(OpId op) const { return state_[op].device; }
+  DeviceId placed_device(OpId op) const;
   StreamIndex stream_of(OpId op) const { return state_[op].stream; }
   TimeNs makespan_ns() const { return makespan_ns_; }
   std::size_t finished_count() const { return finished_count_; }
@@ -58,14 +59,14 @@ class Scheduler final : public CompletionSink {
   void on_op_completed(OpId op, TimeNs start_ns, TimeNs end_ns) override;
 
  private:
+  // 24 bytes per op: a two-million-op run keeps this for every op.
   struct OpState {
     TimeNs start_ns = -1;
     TimeNs end_ns = -1;
-    std::uint32_t remaining = 0;  // unfinished predecessors
+    std::uint32_t remaining = kNotSubmitted;  // unfinished predecessors
     StreamIndex stream = 0;
-    DeviceId device = kNoDevice;
-    bool submitted = false;
   };
+  static constexpr std::uint32_t kNotSubmitted = UINT32_MAX;
   struct StreamState {
     std::deque<OpId> queue;
     bool busy = false;
@@ -88,6 +89,7 @@ class Scheduler final : public CompletionSink {
   StreamTable streams_;
   std::vector<SchedulerObserver*> observers_;
   std::vector<OpState> state_;
+  std::unordered_map<OpId, DeviceId> placed_unpinned_;  // compute ops that carried no device
   std::vector<StreamState> stream_state_;
   std::deque<StreamIndex> window_waiters_;
   std::vector<double> memory_bytes_;

@@ -91,7 +91,9 @@ StrategyRunResult run_strategy(const StrategyRunRequest& request) {
                                                request.strategy + " on " + machine.name(), "sim");
     observers.push_back(recorder.get());
   }
-  const SimulationResult simulation = simulate(machine, plan.graph, SimulateOptions{}, observers);
+  SimulateOptions sim_options;
+  sim_options.record_op_times = false;  // the scheduler has them; a copy would cost 16 bytes per op
+  const SimulationResult simulation = simulate(machine, plan.graph, sim_options, observers);
   result.makespan_s = simulation.makespan_s;
   result.peak_memory_bytes = peak_memory.peak_bytes();
 

@@ -18,8 +18,6 @@ void add_ring_allreduce(SyncGraphBuilder& builder, std::span<const DeviceId> ord
   const double chunk_bytes = bytes / static_cast<double>(n);
   const std::size_t steps = 2 * (n - 1);
   NameBuffer name;
-  std::vector<std::string_view> names(n);
-  for (std::size_t i = 0; i < n; ++i) names[i] = builder.device_name(order[i]);
   // gate[i]: the op GPU i's next send waits for (last step's receive, or its reduction).
   std::vector<OpId> gate(n, 0);
   std::vector<OpId> next_gate(n, 0);
@@ -30,15 +28,16 @@ void add_ring_allreduce(SyncGraphBuilder& builder, std::span<const DeviceId> ord
       const std::size_t chunk = (i + 2 * n - step) % n;
       name.clear();
       if (ring >= 0) name.text("r").number(static_cast<std::uint64_t>(ring)).text(" ");
-      name.text(scatter ? "rs s" : "ag s").number(step).text(" ").text(names[i]).text("→");
-      name.text(names[to]).text(" c").number(chunk);
+      // Source and destination are the copy's device and peer (traces show them); the
+      // name carries the role, which keeps two million names small.
+      name.text(scatter ? "rs s" : "ag s").number(step).text(" c").number(chunk);
       const OpId send = builder.copy(order[i], order[to], chunk_bytes, name.view(), ring);
       if (step > 0) builder.after(gate[i], send);
       OpId arrived = send;
       if (scatter && builder.reductions()) {
         name.clear();
         if (ring >= 0) name.text("r").number(static_cast<std::uint64_t>(ring)).text(" ");
-        name.text("red s").number(step).text(" ").text(names[to]).text(" c").number(chunk);
+        name.text("red s").number(step).text(" c").number(chunk);
         arrived = builder.reduce_one(order[to], 2, chunk_bytes, send, name.view(), ring);
       }
       next_gate[to] = arrived;
@@ -62,7 +61,9 @@ SyncPlan make_ring_plan(const SyncInput& input) {
 
   SyncPlan plan;
   const std::size_t copies = 2 * (n - 1) * n;
-  plan.graph.reserve(copies + (input.include_reductions ? (n - 1) * n : 0));
+  // Names stay within 32 characters; each op depends on at most about one other.
+  const std::size_t ops = copies + (input.include_reductions ? (n - 1) * n : 0);
+  plan.graph.reserve(ops, ops + 2 * n, 32 * ops);
   SyncGraphBuilder builder(input, plan.graph);
   add_ring_allreduce(builder, order, input.bytes, -1);
 

