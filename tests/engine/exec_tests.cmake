@@ -1,0 +1,4 @@
+# Real executor and frontend tests (included from tests/engine/CMakeLists.txt).
+opsim_add_test(exec_test
+  SOURCES exec_cpu_backend_test.cpp frontend_context_test.cpp
+  LIBS opsim_frontend)
