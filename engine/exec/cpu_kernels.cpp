@@ -6,10 +6,13 @@
 
 namespace opsim::cpu {
 
-void sgemm(const float* a, const float* b, float* c, std::size_t m, std::size_t n, std::size_t k) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0f, a, static_cast<int>(k), b, static_cast<int>(n), 0.0f, c,
-              static_cast<int>(n));
+void sgemm(const float* a, const float* b, float* c, std::size_t m, std::size_t n, std::size_t k,
+           bool transpose_a, bool transpose_b) {
+  const int lda = static_cast<int>(transpose_a ? m : k);
+  const int ldb = static_cast<int>(transpose_b ? k : n);
+  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
+              transpose_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), 1.0f, a, lda, b, ldb, 0.0f, c, static_cast<int>(n));
 }
 
 void set_blas_threads(int threads) {

@@ -7,8 +7,10 @@
 
 namespace opsim::cpu {
 
-/// c[m x n] = a[m x k] * b[k x n] through OpenBLAS cblas_sgemm.
-void sgemm(const float* a, const float* b, float* c, std::size_t m, std::size_t n, std::size_t k);
+/// c[m x n] = op(a)[m x k] * op(b)[k x n] through OpenBLAS cblas_sgemm, where op transposes
+/// when asked: a is stored k x m when transpose_a, b is stored n x k when transpose_b.
+void sgemm(const float* a, const float* b, float* c, std::size_t m, std::size_t n, std::size_t k,
+           bool transpose_a = false, bool transpose_b = false);
 /// Sets the threads each OpenBLAS call may use. OpenBLAS 0.3.21 (Debian 12) has only the
 /// process-wide openblas_set_num_threads (the per-call openblas_set_num_threads_local came
 /// in 0.3.27), so the backend sets it once per run: cores / concurrent compute streams.

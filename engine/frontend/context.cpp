@@ -21,6 +21,7 @@ struct ContextImpl {
   std::vector<OpId> since_barrier;
   std::vector<OpId> program_ops;  // issued program ops, in order (window when recording)
   std::vector<OpId> deps;
+  int stream_hint = -1;
 
   ContextImpl(Machine m, ContextOptions o) : machine(std::move(m)), options(std::move(o)) {
     const auto cpus = machine.cpus();
@@ -92,6 +93,7 @@ struct ContextImpl {
     }
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    if (op.stream < 0 && program_op) op.stream = stream_hint;
     const OpId id = graph.add(op, name);
     for (OpId d : deps) graph.add_dependency(d, id);
     for (ArrayState* r : reads) r->readers.push_back(id);
@@ -227,15 +229,19 @@ Array Context::full(DeviceRef device, std::size_t rows, std::size_t cols, float 
   return Array(out);
 }
 
-Array Context::dot(const Array& a, const Array& b) {
-  require(a.cols() == b.rows(), "dot: shapes " + shape(a) + " and " + shape(b) + " do not chain");
+Array Context::dot(const Array& a, const Array& b, bool transpose_a, bool transpose_b) {
+  const std::size_t m = transpose_a ? a.cols() : a.rows(), k = transpose_a ? a.rows() : a.cols();
+  const std::size_t kb = transpose_b ? b.cols() : b.rows(), n = transpose_b ? b.rows() : b.cols();
+  require(k == kb, "dot: shapes " + shape(a) + (transpose_a ? "^T" : "") + " and " + shape(b) +
+                       (transpose_b ? "^T" : "") + " do not chain");
   require(a.device() == b.device(), "dot: operands on different devices; copy_to() one first");
-  const std::size_t m = a.rows(), k = a.cols(), n = b.cols();
   auto out = impl_->make_array(impl_, a.device(), m, n);
   Kernel kernel;
   if (out->buffer)
-    kernel = [x = a.state().buffer, y = b.state().buffer, c = out->buffer, m, n, k] {
-      cpu::sgemm(x->values.data(), y->values.data(), c->values.data(), m, n, k);
+    kernel = [x = a.state().buffer, y = b.state().buffer, c = out->buffer, m, n, k, transpose_a,
+              transpose_b] {
+      cpu::sgemm(x->values.data(), y->values.data(), c->values.data(), m, n, k, transpose_a,
+                 transpose_b);
     };
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -318,6 +324,14 @@ void Context::axpy(Array& y, float alpha, const Array& x) {
   impl_->issue(compute_op(KernelClass::kElementwise, y.device(),
                           2.0 * static_cast<double>(y.state().size()), 3 * y.state().bytes(), 0),
                "axpy", {&x.state()}, &y.state(), std::move(kernel));
+}
+
+void Context::set_stream_hint(int index) {
+  impl_->stream_hint = index < 0 ? -1 : index;
+}
+
+void Context::add_observer(SchedulerObserver& observer) {
+  if (impl_->scheduler) impl_->scheduler->add_observer(observer);
 }
 
 void Context::wait_to_read(const Array& a) {

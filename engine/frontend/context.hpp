@@ -57,8 +57,9 @@ class Context {
   /// rows x cols uniform values in [-1, 1) from `seed` (same seed, same values).
   Array random(DeviceRef device, std::size_t rows, std::size_t cols, std::uint64_t seed);
   Array full(DeviceRef device, std::size_t rows, std::size_t cols, float value);
-  /// Matrix product a[m x k] * b[k x n] on a's device (OpenBLAS / cuBLAS).
-  Array dot(const Array& a, const Array& b);
+  /// Matrix product op(a)[m x k] * op(b)[k x n] on a's device (OpenBLAS / cuBLAS); op
+  /// transposes a (or b) when asked.
+  Array dot(const Array& a, const Array& b, bool transpose_a = false, bool transpose_b = false);
   Array add(const Array& a, const Array& b);
   Array mul(const Array& a, const Array& b);
   /// 1 x 1 sum of all elements.
@@ -67,6 +68,10 @@ class Context {
   Array copy_to(const Array& a, DeviceRef device);
   /// In place: y += alpha * x (a write to y: waits for y's earlier reads and writes).
   void axpy(Array& y, float alpha, const Array& x);
+
+  /// Ops issued from now on prefer stream `index` of their device (-1: the scheduler picks
+  /// the least loaded). E.g. a data loader on one CPU stream, training on another.
+  void set_stream_hint(int index);
 
   // --- blockers --------------------------------------------------------------------------
   void wait_to_read(const Array& a);
@@ -77,6 +82,8 @@ class Context {
   float item(const Array& a);
 
   // --- introspection -----------------------------------------------------------------------
+  /// Real mode: subscribes `observer` to the live scheduler (e.g. a trace recorder).
+  void add_observer(SchedulerObserver& observer);
   Mode mode() const;
   const Machine& machine() const;
   const OpGraph& graph() const;

