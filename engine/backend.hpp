@@ -49,6 +49,11 @@ class Backend {
     (void)done;
     run_until_idle();
   }
+  /// True when the backend keeps each stream in order itself (like a CUDA stream or a
+  /// worker's FIFO): the scheduler may then launch a stream's next ready op while the
+  /// previous one still runs, saving a round trip per op. False (the default): one op per
+  /// stream at a time, e.g. for SimGrid, which would share a host among concurrent execs.
+  virtual bool queues_streams_in_order() const { return false; }
   /// Current time on the backend's clock (simulated or wall), in nanoseconds since prepare.
   virtual TimeNs now_ns() const = 0;
 };

@@ -74,7 +74,7 @@ class Scheduler final : public CompletionSink {
   };
   struct StreamState {
     std::deque<OpId> queue;
-    bool busy = false;
+    std::uint32_t launched = 0;  // ops on the backend, not yet finished (<= 1 unless pipelined)
     bool waiting_for_window = false;
     std::uint64_t assigned = 0;  // ops ever assigned: spreads unpinned work
   };

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <optional>
 
@@ -14,9 +15,10 @@ namespace opsim {
 
 struct CpuBackend::Worker {
   std::thread thread;
-  std::atomic<std::uint32_t> seq{0};  // bumped by launch(); the worker waits on it
-  bool stop = false;                  // written before a bump
-  Task task;                          // written by launch() while the worker is idle
+  std::atomic<std::uint32_t> seq{0};  // bumped after each push; the worker waits on it
+  std::mutex mutex;
+  std::deque<Task> tasks;  // guarded by mutex: launched, not yet started, in stream order
+  bool stop = false;       // guarded by mutex
   StreamIndex stream = 0;
   std::string stream_name;
   // Scratch for ops with no kernel attached; touched only by this worker.
@@ -27,7 +29,25 @@ struct CpuBackend::Worker {
 };
 
 namespace {
-constexpr int kSpinIterations = 2000;
+// How a thread waits for new work or completions: a few hundred pause-polls (a hand-off
+// from a running peer takes ~100 ns), then yields to other runnable threads for up to
+// kYieldFor (on an oversubscribed host the peer may need this very core), then sleeps in the
+// kernel (a futex wake-up costs microseconds, tens under load).
+constexpr int kPolls = 256;
+constexpr auto kYieldFor = std::chrono::microseconds(20);
+
+void spin_then_wait(const std::atomic<std::uint32_t>& counter, std::uint32_t seen) {
+  for (int i = 0; i < kPolls; ++i) {
+    if (counter.load(std::memory_order_acquire) != seen) return;
+    __builtin_ia32_pause();
+  }
+  const auto until = std::chrono::steady_clock::now() + kYieldFor;
+  do {
+    std::this_thread::yield();
+    if (counter.load(std::memory_order_acquire) != seen) return;
+  } while (std::chrono::steady_clock::now() < until);
+  counter.wait(seen, std::memory_order_acquire);
+}
 
 bool runs_nothing(const Op& op) {
   return (op.kind == OpKind::kCompute && op.kernel == KernelClass::kNoop) ||
@@ -45,7 +65,10 @@ CpuBackend::CpuBackend(KernelTable* kernels, CpuBackendOptions options)
 CpuBackend::~CpuBackend() {
   for (auto& w : workers_) {
     if (!w) continue;
-    w->stop = true;
+    {
+      std::lock_guard lock(w->mutex);
+      w->stop = true;
+    }
     w->seq.fetch_add(1, std::memory_order_release);
     w->seq.notify_one();
     w->thread.join();
@@ -97,36 +120,46 @@ void CpuBackend::launch(const OpLaunch& l) {
   }
   Worker& w = worker_for(l.stream);
   // The op is copied: the graph may grow (and move its ops) while the worker runs.
-  w.task.id = l.id;
-  w.task.op = *l.op;
-  w.task.op.device = l.device;
-  w.task.kernel = std::move(kernel);
+  Task task{l.id, *l.op, std::move(kernel)};
+  task.op.device = l.device;
+  {
+    std::lock_guard lock(w.mutex);
+    w.tasks.push_back(std::move(task));
+  }
   w.seq.fetch_add(1, std::memory_order_release);
   w.seq.notify_one();
 }
 
 void CpuBackend::worker_loop(Worker& w) {
-  std::uint32_t seen = 0;
+  Task task;
   for (;;) {
-    std::uint32_t now = w.seq.load(std::memory_order_acquire);
-    for (int i = 0; now == seen && i < kSpinIterations; ++i)
-      now = w.seq.load(std::memory_order_acquire);
-    if (now == seen) {
-      w.seq.wait(seen, std::memory_order_acquire);
-      now = w.seq.load(std::memory_order_acquire);
+    // Read the counter before looking at the queue: a push after the look changes it, so
+    // the wait below cannot miss it.
+    const std::uint32_t seen = w.seq.load(std::memory_order_acquire);
+    bool have = false;
+    {
+      std::lock_guard lock(w.mutex);
+      if (!w.tasks.empty()) {
+        task = std::move(w.tasks.front());
+        w.tasks.pop_front();
+        have = true;
+      } else if (w.stop) {
+        return;
+      }
     }
-    seen = now;
-    if (w.stop) return;
-    const OpId id = w.task.id;
+    if (!have) {
+      spin_then_wait(w.seq, seen);
+      continue;
+    }
     const TimeNs start = now_ns();
     try {
-      execute(w, w.task);
+      execute(w, task);
     } catch (...) {
       std::lock_guard lock(done_mutex_);
       if (!error_) error_ = std::current_exception();
     }
-    w.task.kernel = nullptr;  // release captured buffers before the op is reported done
-    post(Completion{id, start, now_ns()});
+    task.kernel = nullptr;  // release captured buffers before the op is reported done
+    post(Completion{task.id, start, now_ns()});
   }
 }
 
@@ -252,10 +285,7 @@ void CpuBackend::run_until(const std::function<bool()>& done) {
     if (done()) return;
     if (in_flight_ == 0) return;
     if (any) continue;
-    std::uint32_t now = done_seq_.load(std::memory_order_acquire);
-    for (int i = 0; now == seq && i < kSpinIterations; ++i)
-      now = done_seq_.load(std::memory_order_acquire);
-    if (now == seq) done_seq_.wait(seq, std::memory_order_acquire);
+    spin_then_wait(done_seq_, seq);
   }
 }
 

@@ -1,5 +1,5 @@
-// The real executor on the host: one worker thread per stream the scheduler uses (the
-// scheduler runs at most one op per stream at a time, so a worker holds one task), real
+// The real executor on the host: one worker thread per stream the scheduler uses (each
+// worker runs its stream's ops in launch order, from a FIFO), real
 // OpenBLAS GEMM, elementwise loops, memcpy, O_DIRECT file I/O and busy host dispatch.
 // Workers post completions to a queue; run_until_idle() pops them on the calling thread
 // and hands them to the CompletionSink, which launches successors.
@@ -36,6 +36,10 @@ struct CpuBackendOptions {
   /// Ops with nothing to run (a no-op kernel with no closure, zero-second dispatch) complete
   /// on the calling thread instead of a worker: no thread hand-off for pure dependencies.
   bool inline_noops = true;
+  /// Each worker keeps a FIFO of its stream's launched ops, so the scheduler may hand over a
+  /// stream's ready ops without waiting for the previous one to finish (see
+  /// Backend::queues_streams_in_order). Off: one op per stream at a time, as in simulation.
+  bool pipeline_streams = true;
 };
 
 class CpuBackend final : public Backend {
@@ -54,6 +58,7 @@ class CpuBackend final : public Backend {
   /// flight. A kernel's exception is rethrown here, on the calling thread.
   void run_until(const std::function<bool()>& done) override;
   TimeNs now_ns() const override;
+  bool queues_streams_in_order() const override { return options_.pipeline_streams; }
 
   /// Ops started and not yet reported.
   std::uint64_t in_flight() const { return in_flight_; }

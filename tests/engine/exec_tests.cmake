@@ -2,3 +2,6 @@
 opsim_add_test(exec_test
   SOURCES exec_cpu_backend_test.cpp frontend_context_test.cpp
   LIBS opsim_frontend)
+opsim_add_test(exec_experiments_test
+  SOURCES exec_experiments_test.cpp
+  LIBS opsim_book_experiments)

@@ -1,0 +1,205 @@
+#include "experiments/book/experiment.hpp"
+
+#include <array>
+#include <chrono>
+
+#include "engine/frontend/context.hpp"
+#include "engine/frontend/host_machine.hpp"
+#include "experiments/book/programs.hpp"
+#include "experiments/book/trace_capture.hpp"
+#include "hw_models/input_error.hpp"
+
+namespace opsim::book {
+
+using frontend::Context;
+using frontend::ContextOptions;
+using frontend::DeviceRef;
+using frontend::Mode;
+
+namespace {
+
+constexpr std::array<std::string_view, 5> kNames = {"async", "cpu-gpu", "compute-copy",
+                                                    "mlp-memory", "data-parallel"};
+
+using Program = std::function<void(Context&)>;
+
+// Runs `program` once as the options ask and measures it.
+class Runner {
+ public:
+  Runner(std::string_view experiment, const ExperimentOptions& options)
+      : experiment_(experiment), options_(options) {
+    if (options.backend != "real" && options.backend != "sim")
+      throw InputError("experiment " + std::string(experiment) + ": unknown backend '" +
+                       options.backend + "' (expected real or sim)");
+    if (sim() && !options.make_sim_backend)
+      throw InputError(
+          "experiment " + std::string(experiment) +
+          ": --backend sim needs the simulator backend, which this build did not provide");
+    machine_ = real() || !options.machine ? frontend::host_machine() : *options.machine;
+  }
+
+  bool real() const { return options_.backend == "real"; }
+  bool sim() const { return options_.backend == "sim"; }
+  const Machine& machine() const { return machine_; }
+  std::size_t gpu_count() const { return machine_.gpus().size(); }
+
+  Variant run(std::string name, const Program& program, DeviceRef memory_device,
+              std::uint32_t window = 0) const {
+    ContextOptions copts;
+    copts.max_in_flight_ops = window;
+    copts.dispatch_s = options_.dispatch_s;
+    Variant v;
+    v.name = std::move(name);
+    TraceCapture capture;
+    const std::string title = std::string(experiment_) + ": " + v.name;
+    if (real()) {
+      copts.mode = Mode::kReal;
+      Context ctx(machine_, copts);
+      ctx.add_observer(capture);
+      const auto t0 = std::chrono::steady_clock::now();
+      program(ctx);
+      ctx.waitall();
+      v.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      v.peak_memory_bytes = ctx.peak_memory_bytes(memory_device);
+      v.trace = capture.build(machine_, ctx.graph(), title, "real");
+    } else {
+      copts.mode = Mode::kRecord;
+      Context ctx(machine_, copts);
+      program(ctx);
+      std::unique_ptr<Backend> backend = options_.make_sim_backend(machine_);
+      SchedulerObserver* observers[] = {&capture};
+      const frontend::RunSummary summary =
+          frontend::run_recorded(machine_, ctx.graph(), *backend, observers);
+      v.wall_s = ns_to_seconds(summary.makespan_ns);
+      v.peak_memory_bytes = summary.peak_memory_bytes.at(ctx.resolve(memory_device));
+      v.trace = capture.build(machine_, ctx.graph(), title, std::string(backend->name()));
+    }
+    return v;
+  }
+
+ private:
+  std::string_view experiment_;
+  const ExperimentOptions& options_;
+  Machine machine_;
+};
+
+ExperimentResult run_async(const Runner& r, const ExperimentOptions& o) {
+  ExperimentResult result;
+  const DeviceRef device = r.gpu_count() > 0 && r.sim() ? frontend::gpu(0) : frontend::cpu(0);
+  // A warm-up run first (threads, allocator), not reported.
+  r.run(
+      "warm-up",
+      [&](Context& ctx) { tiny_ops_program(ctx, device, std::min(o.tiny_ops, 100), false); },
+      device);
+  result.variants.push_back(r.run(
+      "sync", [&](Context& ctx) { tiny_ops_program(ctx, device, o.tiny_ops, true); }, device));
+  result.variants.push_back(r.run(
+      "async", [&](Context& ctx) { tiny_ops_program(ctx, device, o.tiny_ops, false); }, device));
+  return result;
+}
+
+ExperimentResult run_cpu_gpu(const Runner& r, const ExperimentOptions& o) {
+  ExperimentResult result;
+  MatmulGroup a{frontend::cpu(0), 0};
+  MatmulGroup b{frontend::gpu(0), 0};
+  std::string b_name = "gpu";
+  if (r.gpu_count() == 0) {
+    b = MatmulGroup{frontend::cpu(0), 1};
+    b_name = "cpu-stream1";
+    result.notes.push_back(
+        r.real() ? "no GPU present on this host: the GPU group is skipped; a second CPU stream "
+                   "runs it instead (cpu-stream1), so the variants show CPU-CPU overlap"
+                 : "the simulated machine has no GPU: a second CPU stream runs the GPU group");
+  }
+  const int n = o.matmuls;
+  const std::size_t size = o.matmul_n;
+  result.variants.push_back(r.run(
+      "cpu", [&](Context& c) { one_group_program(c, a, n, size); }, a.device));
+  result.variants.push_back(r.run(
+      b_name, [&](Context& c) { one_group_program(c, b, n, size); }, b.device));
+  result.variants.push_back(r.run(
+      "with barrier", [&](Context& c) { two_groups_program(c, a, b, n, size, true); }, a.device));
+  result.variants.push_back(r.run(
+      "without barrier", [&](Context& c) { two_groups_program(c, a, b, n, size, false); },
+      a.device));
+  return result;
+}
+
+ExperimentResult run_compute_copy(const Runner& r, const ExperimentOptions& o) {
+  ExperimentResult result;
+  if (r.gpu_count() == 0) {
+    result.notes.push_back(
+        r.real() ? "no GPU present on this host: compute-copy needs one; skipped"
+                 : "the simulated machine has no GPU: compute-copy needs one; skipped");
+    return result;
+  }
+  const DeviceRef g = frontend::gpu(0), h = frontend::cpu(0);
+  result.variants.push_back(r.run(
+      "with barrier",
+      [&](Context& c) { compute_copy_program(c, g, h, o.matmuls, o.matmul_n, true); }, h));
+  result.variants.push_back(r.run(
+      "without barrier",
+      [&](Context& c) { compute_copy_program(c, g, h, o.matmuls, o.matmul_n, false); }, h));
+  return result;
+}
+
+ExperimentResult run_mlp_memory(const Runner& r, const ExperimentOptions& o) {
+  ExperimentResult result;
+  MlpShape shape;
+  shape.batch = o.mlp_batch;
+  shape.inputs = o.mlp_inputs;
+  shape.hidden1 = o.mlp_hidden1;
+  shape.hidden2 = o.mlp_hidden2;
+  shape.batches = o.mlp_batches;
+  const DeviceRef d = frontend::cpu(0);
+  result.variants.push_back(r.run(
+      "with barrier", [&](Context& c) { mlp_program(c, d, shape, true); }, d));
+  result.variants.push_back(r.run(
+      "without barrier", [&](Context& c) { mlp_program(c, d, shape, false); }, d));
+  if (o.window > 0)
+    result.variants.push_back(r.run(
+        "without barrier, window " + std::to_string(o.window),
+        [&](Context& c) { mlp_program(c, d, shape, false); }, d, o.window));
+  return result;
+}
+
+}  // namespace
+
+const Variant* ExperimentResult::find(std::string_view name) const {
+  for (const Variant& v : variants)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+std::span<const std::string_view> experiment_names() {
+  return kNames;
+}
+
+ExperimentResult run_experiment(std::string_view name, const ExperimentOptions& options) {
+  bool known = false;
+  std::string list;
+  for (std::string_view n : kNames) {
+    known = known || n == name;
+    list += (list.empty() ? "" : ", ") + std::string(n);
+  }
+  if (!known)
+    throw InputError("experiment: unknown name '" + std::string(name) + "' (known: " + list + ")");
+  const Runner runner(name, options);
+  ExperimentResult result;
+  if (name == "async")
+    result = run_async(runner, options);
+  else if (name == "cpu-gpu")
+    result = run_cpu_gpu(runner, options);
+  else if (name == "compute-copy")
+    result = run_compute_copy(runner, options);
+  else if (name == "mlp-memory")
+    result = run_mlp_memory(runner, options);
+  else
+    result.notes.push_back(
+        "data-parallel: waits for the gradient-sync strategies library (experiments/sync/)");
+  result.experiment = std::string(name);
+  result.backend = options.backend;
+  return result;
+}
+
+}  // namespace opsim::book
