@@ -93,6 +93,8 @@ std::vector<OpId> OpGraph::topological_order(std::string_view context) const {
     at = left_predecessor[at];
   } while (at != first);
   std::reverse(cycle.begin(), cycle.end());
+  // Name it from its earliest op, as a reader of the file would.
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
   std::string names;
   for (OpId id : cycle) names += "'" + std::string(name(id)) + "' -> ";
   names += "'" + std::string(name(cycle.front())) + "'";

@@ -177,14 +177,22 @@ void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
     if (s < state_.size() && state_[s].submitted && --state_[s].remaining == 0) newly_ready_.push_back(s);
   });
   std::sort(newly_ready_.begin(), newly_ready_.end());
-  try_start(state.stream);
-  for (OpId r : newly_ready_) make_ready(r);
+  // With a bounded window and streams already waiting for a slot, this stream queues
+  // behind them (round robin) instead of taking the freed slot straight back.
+  if (window_waiters_.empty()) {
+    try_start(state.stream);
+  } else if (!stream.queue.empty() && !stream.waiting_for_window) {
+    stream.waiting_for_window = true;
+    window_waiters_.push_back(state.stream);
+  }
+  // Streams that waited for a slot go before ops that only just became ready.
   while (!window_waiters_.empty() && (options_.max_in_flight == 0 || in_flight_ < options_.max_in_flight)) {
     const StreamIndex s = window_waiters_.front();
     window_waiters_.pop_front();
     stream_state_[s].waiting_for_window = false;
     try_start(s);
   }
+  for (OpId r : newly_ready_) make_ready(r);
 }
 
 }  // namespace opsim

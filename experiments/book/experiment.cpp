@@ -2,12 +2,15 @@
 
 #include <array>
 #include <chrono>
+#include <nlohmann/json.hpp>
 
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
+#include "engine/trace_recorder.hpp"
 #include "experiments/book/programs.hpp"
-#include "experiments/book/trace_capture.hpp"
 #include "hw_models/input_error.hpp"
+#include "sim/isolated_run.hpp"
+#include "sim/sim_backend.hpp"
 
 namespace opsim::book {
 
@@ -23,6 +26,19 @@ constexpr std::array<std::string_view, 5> kNames = {"async", "cpu-gpu", "compute
 
 using Program = std::function<void(Context&)>;
 
+// What a scheduler reports, as JSON arrays: [op, device, stream, start, end] per finished op,
+// [device, bytes, at] per memory change.
+struct EventLog final : SchedulerObserver {
+  nlohmann::json events = nlohmann::json::array();
+  void on_op_finished(OpId op, DeviceId device, StreamIndex stream, TimeNs start_ns,
+                      TimeNs end_ns) override {
+    events.push_back({op, device, stream, start_ns, end_ns});
+  }
+  void on_memory_changed(DeviceId device, double bytes_in_use, TimeNs at_ns) override {
+    events.push_back({device, bytes_in_use, at_ns});
+  }
+};
+
 // Runs `program` once as the options ask and measures it.
 class Runner {
  public:
@@ -31,10 +47,6 @@ class Runner {
     if (options.backend != "real" && options.backend != "sim")
       throw InputError("experiment " + std::string(experiment) + ": unknown backend '" +
                        options.backend + "' (expected real or sim)");
-    if (sim() && !options.make_sim_backend)
-      throw InputError(
-          "experiment " + std::string(experiment) +
-          ": --backend sim needs the simulator backend, which this build did not provide");
     machine_ = real() || !options.machine ? frontend::host_machine() : *options.machine;
   }
 
@@ -50,30 +62,64 @@ class Runner {
     copts.dispatch_s = options_.dispatch_s;
     Variant v;
     v.name = std::move(name);
-    TraceCapture capture;
     const std::string title = std::string(experiment_) + ": " + v.name;
     if (real()) {
       copts.mode = Mode::kReal;
       Context ctx(machine_, copts);
-      ctx.add_observer(capture);
+      TraceRecorder recorder(machine_, ctx.graph(), ctx.scheduler()->streams(), title, "real");
+      ctx.add_observer(recorder);
       const auto t0 = std::chrono::steady_clock::now();
       program(ctx);
       ctx.waitall();
       v.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       v.peak_memory_bytes = ctx.peak_memory_bytes(memory_device);
-      v.trace = capture.build(machine_, ctx.graph(), title, "real");
-    } else {
-      copts.mode = Mode::kRecord;
-      Context ctx(machine_, copts);
-      program(ctx);
+      v.trace = recorder.finish();
+      return v;
+    }
+    copts.mode = Mode::kRecord;
+    Context ctx(machine_, copts);
+    program(ctx);
+    const StreamTable streams(machine_);
+    TraceRecorder recorder(machine_, ctx.graph(), streams, title, "sim");
+    const DeviceId memory = ctx.resolve(memory_device);
+    if (options_.make_sim_backend) {
       std::unique_ptr<Backend> backend = options_.make_sim_backend(machine_);
-      SchedulerObserver* observers[] = {&capture};
+      SchedulerObserver* observers[] = {&recorder};
       const frontend::RunSummary summary =
           frontend::run_recorded(machine_, ctx.graph(), *backend, observers);
       v.wall_s = ns_to_seconds(summary.makespan_ns);
-      v.peak_memory_bytes = summary.peak_memory_bytes.at(ctx.resolve(memory_device));
-      v.trace = capture.build(machine_, ctx.graph(), title, std::string(backend->name()));
+      v.peak_memory_bytes = summary.peak_memory_bytes.at(memory);
+    } else {
+      // SimGrid allows one engine per process: each variant simulates in a forked child,
+      // which sends back what the scheduler told its observers; the parent replays that
+      // into its own recorder.
+      const std::string text = run_isolated([&] {
+        EventLog log;
+        SimBackend backend;
+        SchedulerObserver* observers[] = {&log};
+        frontend::run_recorded(machine_, ctx.graph(), backend, observers);
+        return log.events.dump();
+      });
+      const nlohmann::json events = nlohmann::json::parse(text);
+      double in_use_peak = 0;
+      TimeNs makespan = 0;
+      for (const auto& e : events) {
+        if (e.size() == 5) {
+          const TimeNs end = e[4].get<TimeNs>();
+          makespan = std::max(makespan, end);
+          recorder.on_op_finished(e[0].get<OpId>(), e[1].get<DeviceId>(), e[2].get<StreamIndex>(),
+                                  e[3].get<TimeNs>(), end);
+        } else {
+          const DeviceId d = e[0].get<DeviceId>();
+          const double bytes = e[1].get<double>();
+          if (d == memory) in_use_peak = std::max(in_use_peak, bytes);
+          recorder.on_memory_changed(d, bytes, e[2].get<TimeNs>());
+        }
+      }
+      v.wall_s = ns_to_seconds(makespan);
+      v.peak_memory_bytes = in_use_peak;
     }
+    v.trace = recorder.finish();
     return v;
   }
 

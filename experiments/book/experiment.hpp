@@ -28,8 +28,8 @@ struct ExperimentOptions {
   /// sim: the machine to simulate; it needs the CPUs/GPUs the experiment uses. Unset: the
   /// host machine (CPU only). real: ignored (the host as the real executor sees it).
   std::optional<Machine> machine;
-  /// sim: makes the backend that runs the recorded graph (the CLI passes the SimGrid
-  /// backend). Unset: a sim run fails with InputError.
+  /// sim: makes the backend that runs the recorded graph in this process. Unset: the
+  /// SimGrid backend, each variant in a forked child (one SimGrid engine per process).
   std::function<std::unique_ptr<Backend>(const Machine&)> make_sim_backend;
   /// Frontend in-flight window (ops issued and unfinished); 0: none. mlp-memory adds a
   /// "no barrier, window" variant when set.

@@ -1,0 +1,109 @@
+#include "engine/workload_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include "hw_models/input_error.hpp"
+
+namespace opsim {
+namespace {
+
+Machine desktop() {
+  Machine m("desk");
+  const DeviceId cpu = m.add_cpu("cpu0", CpuModel{});
+  const DeviceId gpu = m.add_gpu("gpu0", GpuModel{});
+  const DeviceId disk = m.add_disk("nvme0", DiskModel::nvme(4, 4));
+  m.add_link("pcie_gpu0", cpu, gpu, LinkModel::pcie(3, 16));
+  m.add_link("pcie_nvme0", cpu, disk, LinkModel::pcie(4, 4));
+  m.seal();
+  return m;
+}
+
+constexpr const char* kGood = R"({
+  "name": "load-and-multiply",
+  "topology": "desktop-1gpu",
+  "ops": [
+    {"name": "load", "kind": "disk_read", "disk": "nvme0", "to": "cpu0", "bytes": "64MB"},
+    {"name": "h2d", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": "64MB", "after": ["load"]},
+    {"name": "mm", "kind": "compute", "device": "gpu0", "gemm": {"m": 1024, "n": 2048, "k": 512},
+     "after": ["h2d"]},
+    {"name": "rand", "kind": "disk_read", "disk": "nvme0", "to": "cpu0", "bytes": "1MiB",
+     "pattern": "random", "block": "4KiB"},
+    {"name": "issue", "kind": "dispatch", "device": "cpu0", "seconds": "10us"}
+  ]
+})";
+
+TEST(WorkloadFile, ReadsEveryKind) {
+  const Machine m = desktop();
+  const WorkloadFile file = parse_workload_json(kGood, "good.json");
+  EXPECT_EQ(file.name, "load-and-multiply");
+  EXPECT_EQ(file.topology.value_or(""), "desktop-1gpu");
+  const OpGraph g = build_workload_graph(file, m);
+  ASSERT_EQ(g.size(), 5u);
+  EXPECT_EQ(g.op(0).kind, OpKind::kDiskRead);
+  EXPECT_DOUBLE_EQ(g.op(0).bytes, 64e6);
+  EXPECT_EQ(g.op(1).device, *m.find_device("cpu0"));
+  EXPECT_EQ(g.op(1).peer, *m.find_device("gpu0"));
+  EXPECT_EQ(g.op(2).kernel, KernelClass::kGemm);
+  EXPECT_DOUBLE_EQ(g.op(2).flops, 2.0 * 1024 * 2048 * 512);
+  EXPECT_DOUBLE_EQ(g.op(2).bytes, 4.0 * (1024 * 512 + 512 * 2048 + 1024 * 2048));
+  EXPECT_EQ(g.op(3).block_bytes, 4096u);
+  EXPECT_DOUBLE_EQ(g.op(4).seconds, 10e-6);
+  EXPECT_EQ(g.in_degree(2), 1u);
+}
+
+struct BadCase {
+  const char* json;
+  const char* expected;
+};
+
+TEST(WorkloadFile, BadInputsGiveOneLinePlaceAndReason) {
+  const Machine m = desktop();
+  const BadCase cases[] = {
+      {R"({"ops": [ {"name": "a", "kind": "copy",, } ]})", "bad.json:1:"},
+      {R"([1, 2])", "bad.json: the top level must be an object"},
+      {R"({"opz": []})", "unknown top-level key 'opz' (did you mean 'ops'?)"},
+      {R"({"ops": []})", "bad.json: \"ops\" is empty"},
+      {R"({"ops": [{"name": "a", "kind": "teleport"}]})", "ops[0] ('a'): unknown kind 'teleport'"},
+      {R"({"ops": [{"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu9", "bytes": 1}]})",
+       "ops[0] ('a'): 'to': unknown device 'gpu9' in topology 'desk' (did you mean 'gpu0'?)"},
+      {R"({"ops": [{"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": "-5MB"}]})",
+       "'bytes': cannot read '-5MB'"},
+      {R"({"ops": [{"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": 0}]})",
+       "'bytes' must be > 0"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "device": "gpu0", "flops": "lots"}]})",
+       "'flops': cannot read 'lots'"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "devcie": "gpu0"}]})",
+       "unknown key 'devcie' (did you mean 'device'?)"},
+      {R"({"ops": [{"name": "a", "kind": "compute"}, {"name": "a", "kind": "compute"}]})",
+       "ops[1] ('a'): duplicate op name 'a'"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "after": ["b"]}]})", "'after': no op named 'b'"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "after": ["b"]}, {"name": "b", "kind": "compute", "after": ["a"]}]})",
+       "bad.json: dependency cycle: 'a' -> 'b' -> 'a'"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "device": "nvme0"}]})", "device 'nvme0' is a disk"},
+      {R"({"ops": [{"name": "a", "kind": "disk_read", "disk": "nvme0", "to": "cpu0", "bytes": 10, "pattern": "random"}]})",
+       "missing 'block'"},
+      {R"({"ops": [{"name": "a", "kind": "dispatch", "device": "cpu0"}]})", "missing 'seconds'"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "gemm": {"m": 0, "n": 1, "k": 1}}]})",
+       "'gemm.m' must be a number > 0"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.json);
+    std::string message;
+    try {
+      const WorkloadFile file = parse_workload_json(c.json, "bad.json");
+      (void)build_workload_graph(file, m);
+    } catch (const InputError& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find(c.expected), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_EQ(message.rfind("bad.json", 0), 0u) << message;
+  }
+}
+
+TEST(WorkloadFile, MissingFileIsAnInputError) {
+  EXPECT_THROW(load_workload_file("/nonexistent/w.json"), InputError);
+}
+
+}  // namespace
+}  // namespace opsim

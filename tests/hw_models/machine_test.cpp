@@ -1,0 +1,106 @@
+#include "hw_models/machine.hpp"
+
+#include <gtest/gtest.h>
+
+#include "hw_models/roofline.hpp"
+
+namespace opsim {
+namespace {
+
+// Four GPUs and a CPU behind one PCIe switch, plus NVLink between gpu0 and gpu1.
+Machine small_server() {
+  Machine m("small");
+  const DeviceId cpu = m.add_cpu("cpu0", CpuModel{});
+  const DeviceId sw = m.add_switch("sw0");
+  m.add_link("pcie_cpu0", cpu, sw, LinkModel::pcie(3, 16));
+  for (int i = 0; i < 4; ++i) {
+    const DeviceId gpu = m.add_gpu("gpu" + std::to_string(i), GpuModel{});
+    m.add_link("pcie_gpu" + std::to_string(i), gpu, sw, LinkModel::pcie(3, 16));
+  }
+  m.add_link("nvlink01", *m.find_device("gpu0"), *m.find_device("gpu1"), LinkModel::nvlink(2, 2));
+  m.seal();
+  return m;
+}
+
+TEST(Machine, RoutesThroughSwitchWithDirections) {
+  Machine m = small_server();
+  const auto gpu2 = *m.find_device("gpu2");
+  const auto gpu3 = *m.find_device("gpu3");
+  auto hops = m.route(gpu2, gpu3);
+  ASSERT_EQ(hops.size(), 2u);
+  EXPECT_EQ(m.link(hops[0].link).name, "pcie_gpu2");
+  EXPECT_TRUE(hops[0].forward);  // gpu2 is link.a: up towards the switch
+  EXPECT_EQ(m.link(hops[1].link).name, "pcie_gpu3");
+  EXPECT_FALSE(hops[1].forward);  // into gpu3, which is link.a
+  EXPECT_TRUE(m.route(gpu2, gpu2).empty());
+}
+
+TEST(Machine, PrefersDirectNvlinkAndNeverRelaysThroughGpus) {
+  Machine m = small_server();
+  const auto gpu0 = *m.find_device("gpu0");
+  const auto gpu1 = *m.find_device("gpu1");
+  auto direct = m.route(gpu0, gpu1);
+  ASSERT_EQ(direct.size(), 1u);
+  EXPECT_EQ(m.link(direct[0].link).name, "nvlink01");
+  EXPECT_DOUBLE_EQ(m.route_bytes_per_s(gpu0, gpu1), 50e9);
+  // gpu1 -> gpu2 could go gpu1-nvlink-gpu0-pcie... but GPUs do not forward.
+  auto via_switch = m.route(gpu1, *m.find_device("gpu2"));
+  ASSERT_EQ(via_switch.size(), 2u);
+  EXPECT_EQ(m.link(via_switch[0].link).name, "pcie_gpu1");
+}
+
+TEST(Machine, RejectsDuplicatesAndMissingRoutes) {
+  Machine m("bad");
+  const DeviceId a = m.add_gpu("gpu0", GpuModel{});
+  EXPECT_THROW(m.add_gpu("gpu0", GpuModel{}), std::invalid_argument);
+  const DeviceId b = m.add_gpu("gpu1", GpuModel{});
+  EXPECT_THROW(m.add_link("self", a, a, LinkModel{}), std::invalid_argument);
+  LinkModel zero;
+  zero.bytes_per_s = 0;
+  EXPECT_THROW(m.add_link("zero", a, b, zero), std::invalid_argument);
+  m.seal();
+  EXPECT_THROW(m.route(a, b), std::invalid_argument);
+}
+
+TEST(Machine, HostCpuAndNodes) {
+  Machine m("cluster");
+  m.add_node("server0");
+  const DeviceId cpu0 = m.add_cpu("cpu0", CpuModel{});
+  const DeviceId gpu0 = m.add_gpu("gpu0", GpuModel{});
+  m.add_link("l0", cpu0, gpu0, LinkModel::pcie(3, 16));
+  m.add_node("server1");
+  const DeviceId cpu1 = m.add_cpu("cpu1", CpuModel{});
+  const DeviceId gpu1 = m.add_gpu("gpu1", GpuModel{});
+  m.add_link("l1", cpu1, gpu1, LinkModel::pcie(3, 16));
+  m.add_link("eth", cpu0, cpu1, LinkModel::ethernet(10));
+  m.seal();
+  EXPECT_EQ(m.node_names().size(), 2u);
+  EXPECT_EQ(m.device(gpu1).node, 1u);
+  EXPECT_EQ(m.host_cpu_of(gpu1), cpu1);
+  EXPECT_EQ(m.route(gpu0, gpu1).size(), 3u);
+  EXPECT_NEAR(m.route_latency_s(gpu0, gpu1), 1e-6 + 10e-6 + 1e-6, 1e-12);
+  // Copies keep working after the machine is copied (the route cache is per instance).
+  Machine copy = m;
+  EXPECT_EQ(copy.route(gpu0, gpu1).size(), 3u);
+}
+
+TEST(HardwareModels, PeaksAndRoofline) {
+  CpuModel cpu;
+  cpu.cores = 8;
+  cpu.clock_hz = 3e9;
+  cpu.simd_fp32_lanes = 8;
+  cpu.fma_units = 2;
+  EXPECT_DOUBLE_EQ(cpu.peak_flops_per_s(), 8 * 3e9 * 8 * 2 * 2);
+  EXPECT_DOUBLE_EQ(LinkModel::pcie(3, 16).bytes_per_s, 0.985e9 * 16);
+  EXPECT_DOUBLE_EQ(LinkModel::nvlink(2, 2).bytes_per_s, 50e9);
+  EXPECT_DOUBLE_EQ(LinkModel::ethernet(10).bytes_per_s, 1.25e9);
+  // Compute bound: 2e12 flops at 10 TFLOP/s x 0.5 = 0.4 s, plus 5 us launch.
+  EXPECT_DOUBLE_EQ(roofline_time_s(2e12, 1e9, 10e12, 900e9, 5e-6, 0.5), 0.4 + 5e-6);
+  // Memory bound.
+  EXPECT_DOUBLE_EQ(roofline_time_s(1e6, 900e9, 10e12, 900e9, 0, 1.0), 1.0);
+  DramModel dram;
+  EXPECT_NEAR(dram.access_time_s(64, 1), 100e-9 + 8 * 0.2e-9, 1e-15);
+}
+
+}  // namespace
+}  // namespace opsim
