@@ -5,3 +5,6 @@ opsim_add_test(exec_test
 opsim_add_test(exec_experiments_test
   SOURCES exec_experiments_test.cpp
   LIBS opsim_book_experiments)
+if(TARGET opsim_exec_cuda)
+  opsim_add_test(exec_cuda_test SOURCES exec_cuda_backend_test.cpp LIBS opsim_exec_cuda)
+endif()
