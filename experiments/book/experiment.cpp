@@ -8,6 +8,7 @@
 #include "engine/frontend/host_machine.hpp"
 #include "engine/trace_recorder.hpp"
 #include "experiments/book/programs.hpp"
+#include "experiments/sync/sync_strategy.hpp"
 #include "hw_models/input_error.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/sim_backend.hpp"
@@ -79,14 +80,20 @@ class Runner {
     copts.mode = Mode::kRecord;
     Context ctx(machine_, copts);
     program(ctx);
+    simulate_graph(v, ctx.graph(), ctx.resolve(memory_device));
+    return v;
+  }
+
+  /// Simulates a built graph (sim mode) into `v`: wall_s, peak memory on `memory`, trace.
+  void simulate_graph(Variant& v, const OpGraph& graph, DeviceId memory) const {
+    const std::string title = std::string(experiment_) + ": " + v.name;
     const StreamTable streams(machine_);
-    TraceRecorder recorder(machine_, ctx.graph(), streams, title, "sim");
-    const DeviceId memory = ctx.resolve(memory_device);
+    TraceRecorder recorder(machine_, graph, streams, title, "sim");
     if (options_.make_sim_backend) {
       std::unique_ptr<Backend> backend = options_.make_sim_backend(machine_);
       SchedulerObserver* observers[] = {&recorder};
       const frontend::RunSummary summary =
-          frontend::run_recorded(machine_, ctx.graph(), *backend, observers);
+          frontend::run_recorded(machine_, graph, *backend, observers);
       v.wall_s = ns_to_seconds(summary.makespan_ns);
       v.peak_memory_bytes = summary.peak_memory_bytes.at(memory);
     } else {
@@ -97,7 +104,7 @@ class Runner {
         EventLog log;
         SimBackend backend;
         SchedulerObserver* observers[] = {&log};
-        frontend::run_recorded(machine_, ctx.graph(), backend, observers);
+        frontend::run_recorded(machine_, graph, backend, observers);
         return log.events.dump();
       });
       const nlohmann::json events = nlohmann::json::parse(text);
@@ -120,7 +127,6 @@ class Runner {
       v.peak_memory_bytes = in_use_peak;
     }
     v.trace = recorder.finish();
-    return v;
   }
 
  private:
@@ -209,6 +215,100 @@ ExperimentResult run_mlp_memory(const Runner& r, const ExperimentOptions& o) {
   return result;
 }
 
+// Appends `plan` to `step` (ops renumbered); returns the new ids of its sources and sinks.
+struct Merged {
+  std::vector<OpId> sources, sinks;
+};
+Merged merge(OpGraph& step, const OpGraph& plan) {
+  Merged m;
+  const OpId offset = static_cast<OpId>(step.size());
+  for (OpId id = 0; id < plan.size(); ++id) step.add(plan.op(id), plan.name(id));
+  for (OpId id = 0; id < plan.size(); ++id) {
+    bool has_successor = false;
+    plan.for_each_successor(id, [&](OpId s) {
+      step.add_dependency(offset + id, offset + s);
+      has_successor = true;
+    });
+    if (plan.in_degree(id) == 0) m.sources.push_back(offset + id);
+    if (!has_successor) m.sinks.push_back(offset + id);
+  }
+  return m;
+}
+
+// One data-parallel training step on `gpus`: per GPU a backward pass of `buckets` layer
+// gradients (last layer first), each bucket's gradients synchronized with `strategy`, then
+// the parameter update. `overlap`: a bucket's sync starts when that bucket's gradients exist
+// on every GPU; otherwise after the whole backward pass.
+OpGraph data_parallel_step(const Machine& machine, const std::vector<DeviceId>& gpus,
+                           const ExperimentOptions& o, bool overlap) {
+  OpGraph step;
+  const int buckets = std::max(1, o.dp_buckets);
+  std::vector<std::vector<OpId>> backward(gpus.size());
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
+    for (int b = 0; b < buckets; ++b) {
+      Op op;
+      op.kind = OpKind::kCompute;
+      op.kernel = KernelClass::kGemm;
+      op.device = gpus[g];
+      op.flops = o.dp_backward_flops / buckets;
+      op.bytes = o.dp_gradient_bytes / buckets;
+      const OpId id = step.add(op, "backward layer " + std::to_string(buckets - b));
+      if (b > 0) step.add_dependency(backward[g].back(), id);
+      backward[g].push_back(id);
+    }
+  }
+  SyncOptions sync;
+  sync.bytes = o.dp_gradient_bytes / buckets;
+  sync.gpus = gpus;
+  std::vector<OpId> synced;
+  for (int b = 0; b < buckets; ++b) {
+    const SyncPlan plan = make_sync_plan(o.dp_strategy, machine, sync);
+    const Merged m = merge(step, plan.graph);
+    for (OpId source : m.sources)
+      for (const auto& chain : backward)
+        step.add_dependency(overlap ? chain[b] : chain.back(), source);
+    synced.insert(synced.end(), m.sinks.begin(), m.sinks.end());
+  }
+  for (DeviceId g : gpus) {
+    Op update;
+    update.kind = OpKind::kCompute;
+    update.kernel = KernelClass::kElementwise;
+    update.device = g;
+    update.flops = 2 * o.dp_gradient_bytes / 4;
+    update.bytes = 3 * o.dp_gradient_bytes;
+    const OpId id = step.add(update, "update");
+    for (OpId s : synced) step.add_dependency(s, id);
+  }
+  return step;
+}
+
+ExperimentResult run_data_parallel(const Runner& r, const ExperimentOptions& o) {
+  ExperimentResult result;
+  if (r.real()) {
+    result.notes.push_back(r.gpu_count() == 0
+                               ? "no GPU present on this host: data-parallel needs GPUs; skipped"
+                               : "data-parallel runs in simulation only in this build");
+    return result;
+  }
+  std::vector<DeviceId> gpus = r.machine().gpus();
+  if (o.dp_gpus > 0 && static_cast<std::size_t>(o.dp_gpus) < gpus.size())
+    gpus.resize(static_cast<std::size_t>(o.dp_gpus));
+  if (gpus.size() < 2)
+    throw InputError("experiment data-parallel: machine '" + r.machine().name() + "' has " +
+                     std::to_string(gpus.size()) + " GPU(s); data-parallel needs at least 2");
+  for (bool overlap : {false, true}) {
+    Variant v;
+    v.name = overlap ? "backward overlapped with bucketed sync" : "sync after backward";
+    const OpGraph step = data_parallel_step(r.machine(), gpus, o, overlap);
+    step.validate(r.machine(), "data-parallel step");
+    r.simulate_graph(v, step, gpus.front());
+    result.variants.push_back(std::move(v));
+  }
+  result.notes.push_back("strategy " + o.dp_strategy + " on " + std::to_string(gpus.size()) +
+                         " GPUs, " + std::to_string(o.dp_buckets) + " buckets");
+  return result;
+}
+
 }  // namespace
 
 const Variant* ExperimentResult::find(std::string_view name) const {
@@ -241,8 +341,7 @@ ExperimentResult run_experiment(std::string_view name, const ExperimentOptions& 
   else if (name == "mlp-memory")
     result = run_mlp_memory(runner, options);
   else
-    result.notes.push_back(
-        "data-parallel: waits for the gradient-sync strategies library (experiments/sync/)");
+    result = run_data_parallel(runner, options);
   result.experiment = std::string(name);
   result.backend = options.backend;
   return result;

@@ -37,14 +37,19 @@ struct ExperimentOptions {
   /// sim: host seconds per issued op (t1); negative: the machine's CPU dispatch_s.
   double dispatch_s = -1;
 
-  int tiny_ops = 1000;             ///< async: ops per variant
-  int matmuls = 10;                ///< cpu-gpu, compute-copy: matmuls per group
-  std::size_t matmul_n = 512;      ///< cpu-gpu, compute-copy: n of the n x n matrices
-  int mlp_batches = 150;           ///< mlp-memory
-  std::size_t mlp_batch = 1024;    ///< mlp-memory: examples per batch
-  std::size_t mlp_inputs = 512;    ///< mlp-memory: input features
-  std::size_t mlp_hidden1 = 2048;  ///< mlp-memory: first dense layer
-  std::size_t mlp_hidden2 = 512;   ///< mlp-memory: second dense layer (the third has 1 unit)
+  int tiny_ops = 1000;                ///< async: ops per variant
+  int matmuls = 10;                   ///< cpu-gpu, compute-copy: matmuls per group
+  std::size_t matmul_n = 512;         ///< cpu-gpu, compute-copy: n of the n x n matrices
+  int mlp_batches = 150;              ///< mlp-memory
+  std::size_t mlp_batch = 1024;       ///< mlp-memory: examples per batch
+  std::size_t mlp_inputs = 512;       ///< mlp-memory: input features
+  std::size_t mlp_hidden1 = 2048;     ///< mlp-memory: first dense layer
+  std::size_t mlp_hidden2 = 512;      ///< mlp-memory: second dense layer (the third has 1 unit)
+  std::string dp_strategy = "ring";   ///< data-parallel: a strategy of experiments/sync
+  int dp_gpus = 0;                    ///< data-parallel: GPUs used; 0: all of the machine's
+  int dp_buckets = 4;                 ///< data-parallel: gradient buckets (layers)
+  double dp_gradient_bytes = 160e6;   ///< data-parallel: gradient bytes per GPU
+  double dp_backward_flops = 1.2e12;  ///< data-parallel: backward flops per GPU per step
 };
 
 /// One way of running the experiment's program ("sync", "async", "with barrier" ...).

@@ -8,6 +8,7 @@
 #include "engine/frontend/host_machine.hpp"
 #include "experiments/book/experiment.hpp"
 #include "hw_models/input_error.hpp"
+#include "topologies/topology_families.hpp"
 
 namespace opsim::book {
 namespace {
@@ -160,6 +161,34 @@ TEST(ExecExperiments, TheRecordedAsyncProgramModelsDispatchAndWaits) {
   std::size_t host_ops = 0;
   for (const TraceOp& op : async->trace.ops) host_ops += op.op_class == "dispatch" ? 1 : 0;
   EXPECT_GE(host_ops, 200u);
+}
+
+}  // namespace
+}  // namespace opsim::book
+
+namespace opsim::book {
+namespace {
+
+TEST(ExecExperiments, SimulatedDataParallelOverlapsBackwardWithBucketedSync) {
+  ExperimentOptions o;
+  o.backend = "sim";
+  o.machine = make_pcie_switch_machine(4);
+  o.dp_strategy = "ring";
+  const ExperimentResult r = run_experiment("data-parallel", o);
+  print(r);
+  const Variant* serial = r.find("sync after backward");
+  const Variant* overlapped = r.find("backward overlapped with bucketed sync");
+  ASSERT_TRUE(serial && overlapped);
+  EXPECT_LT(overlapped->wall_s, serial->wall_s);
+  // Overlap hides at most the sync of all but the last bucket.
+  EXPECT_GT(overlapped->wall_s, 0.5 * serial->wall_s);
+}
+
+TEST(ExecExperiments, DataParallelWithoutAGpuSaysWhy) {
+  const ExperimentResult r = run_experiment("data-parallel", ExperimentOptions{});
+  EXPECT_TRUE(r.variants.empty());
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes[0].find("no GPU present"), std::string::npos);
 }
 
 }  // namespace

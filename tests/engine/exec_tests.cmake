@@ -4,7 +4,7 @@ opsim_add_test(exec_test
   LIBS opsim_frontend)
 opsim_add_test(exec_experiments_test
   SOURCES exec_experiments_test.cpp
-  LIBS opsim_book_experiments)
+  LIBS opsim_book_experiments opsim_topologies)
 if(TARGET opsim_exec_cuda)
   opsim_add_test(exec_cuda_test SOURCES exec_cuda_backend_test.cpp LIBS opsim_exec_cuda)
 endif()
