@@ -285,7 +285,11 @@ void CpuBackend::run_until(const std::function<bool()>& done) {
     if (done()) return;
     if (in_flight_ == 0) return;
     if (any) continue;
-    spin_then_wait(done_seq_, seq);
+    if (options_.caller_polls) {
+      spin_then_wait(done_seq_, seq);
+    } else {
+      done_seq_.wait(seq, std::memory_order_acquire);
+    }
   }
 }
 

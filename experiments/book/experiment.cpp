@@ -56,9 +56,25 @@ class Runner {
   const Machine& machine() const { return machine_; }
   std::size_t gpu_count() const { return machine_.gpus().size(); }
 
+  /// Runs `program` once; `caller_polls`: how a real run's blocking waits wait (see
+  /// CpuBackendOptions::caller_polls).
   Variant run(std::string name, const Program& program, DeviceRef memory_device,
-              std::uint32_t window = 0) const {
+              std::uint32_t window = 0, bool caller_polls = true) const {
+    if (!real() || options_.repeats <= 1)
+      return run_once(std::move(name), program, memory_device, window, caller_polls);
+    // The fastest of several real runs: on a shared host, other work only ever adds time.
+    Variant best = run_once(name, program, memory_device, window, caller_polls);
+    for (int i = 1; i < options_.repeats; ++i) {
+      Variant v = run_once(name, program, memory_device, window, caller_polls);
+      if (v.wall_s < best.wall_s) best = std::move(v);
+    }
+    return best;
+  }
+
+  Variant run_once(std::string name, const Program& program, DeviceRef memory_device,
+                   std::uint32_t window, bool caller_polls) const {
     ContextOptions copts;
+    copts.cpu.caller_polls = caller_polls;
     copts.max_in_flight_ops = window;
     copts.dispatch_s = options_.dispatch_s;
     Variant v;
@@ -138,15 +154,23 @@ class Runner {
 ExperimentResult run_async(const Runner& r, const ExperimentOptions& o) {
   ExperimentResult result;
   const DeviceRef device = r.gpu_count() > 0 && r.sim() ? frontend::gpu(0) : frontend::cpu(0);
+  auto program = [&](bool sync) {
+    return [&, sync](Context& ctx) { tiny_ops_program(ctx, device, o.tiny_ops, sync); };
+  };
   // A warm-up run first (threads, allocator), not reported.
   r.run(
       "warm-up",
       [&](Context& ctx) { tiny_ops_program(ctx, device, std::min(o.tiny_ops, 100), false); },
       device);
-  result.variants.push_back(r.run(
-      "sync", [&](Context& ctx) { tiny_ops_program(ctx, device, o.tiny_ops, true); }, device));
-  result.variants.push_back(r.run(
-      "async", [&](Context& ctx) { tiny_ops_program(ctx, device, o.tiny_ops, false); }, device));
+  // The book's setting: a wait blocks the program thread until the op's completion wakes it.
+  result.variants.push_back(r.run("sync", program(true), device, 0, false));
+  result.variants.push_back(r.run("async", program(false), device, 0, false));
+  if (r.real()) {
+    // The same with a wait that polls for a few microseconds before sleeping: a tiny op then
+    // completes while the program thread still polls, and sync costs far less.
+    result.variants.push_back(r.run("sync, polling wait", program(true), device, 0, true));
+    result.variants.push_back(r.run("async, polling wait", program(false), device, 0, true));
+  }
   return result;
 }
 

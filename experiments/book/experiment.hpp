@@ -36,6 +36,8 @@ struct ExperimentOptions {
   std::uint32_t window = 0;
   /// sim: host seconds per issued op (t1); negative: the machine's CPU dispatch_s.
   double dispatch_s = -1;
+  /// real: runs per variant; the fastest is reported (other load on the host only adds time).
+  int repeats = 1;
 
   int tiny_ops = 1000;                ///< async: ops per variant
   int matmuls = 10;                   ///< cpu-gpu, compute-copy: matmuls per group
