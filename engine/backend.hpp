@@ -53,6 +53,8 @@ class Backend {
   /// worker's FIFO): the scheduler may then launch a stream's next ready op while the
   /// previous one still runs, saving a round trip per op. False (the default): one op per
   /// stream at a time, e.g. for SimGrid, which would share a host among concurrent execs.
+  /// With pipelining an op's alloc_bytes count from its launch, as a framework allocates an
+  /// output when it enqueues the kernel; start/end times are still when it really ran.
   virtual bool queues_streams_in_order() const { return false; }
   /// Current time on the backend's clock (simulated or wall), in nanoseconds since prepare.
   virtual TimeNs now_ns() const = 0;
