@@ -3,6 +3,7 @@
 // time. The real executor and the SimGrid simulator both implement it.
 #pragma once
 
+#include <functional>
 #include <string_view>
 
 #include "engine/op_graph.hpp"
@@ -40,6 +41,21 @@ class Backend {
   /// Runs until nothing is in flight, reporting every completion to the sink. Completions
   /// typically launch more ops, which this call also runs.
   virtual void run_until_idle() = 0;
+  /// Runs until `done()` holds or nothing is in flight, whichever comes first; `done` is
+  /// checked between completions. A program's blocking wait (wait_to_read) uses it so that
+  /// independent work keeps running. The default runs until idle, which is correct but
+  /// waits longer than needed.
+  virtual void run_until(const std::function<bool()>& done) {
+    (void)done;
+    run_until_idle();
+  }
+  /// True when the backend keeps each stream in order itself (like a CUDA stream or a
+  /// worker's FIFO): the scheduler may then launch a stream's next ready op while the
+  /// previous one still runs, saving a round trip per op. False (the default): one op per
+  /// stream at a time, e.g. for SimGrid, which would share a host among concurrent execs.
+  /// With pipelining an op's alloc_bytes count from its launch, as a framework allocates an
+  /// output when it enqueues the kernel; start/end times are still when it really ran.
+  virtual bool queues_streams_in_order() const { return false; }
   /// Current time on the backend's clock (simulated or wall), in nanoseconds since prepare.
   virtual TimeNs now_ns() const = 0;
 };

@@ -72,7 +72,7 @@ StreamIndex Scheduler::least_loaded(DeviceId device, StreamKind kind) {
   const std::uint32_t n = streams_.count(device, kind);
   StreamIndex best = streams_.at(device, kind, 0);
   auto load = [&](StreamIndex s) {
-    return stream_state_[s].queue.size() + (stream_state_[s].busy ? 1 : 0);
+    return stream_state_[s].queue.size() + stream_state_[s].launched;
   };
   for (std::uint32_t i = 1; i < n; ++i) {
     const StreamIndex s = streams_.at(device, kind, i);
@@ -135,21 +135,25 @@ void Scheduler::make_ready(OpId id) {
 
 void Scheduler::try_start(StreamIndex s) {
   StreamState& stream = stream_state_[s];
-  if (stream.busy || stream.queue.empty()) return;
-  if (options_.max_in_flight != 0 && in_flight_ >= options_.max_in_flight) {
-    if (!stream.waiting_for_window) {
-      stream.waiting_for_window = true;
-      window_waiters_.push_back(s);
+  // A backend that keeps streams in order takes a stream's ready ops as they come;
+  // otherwise one op per stream at a time.
+  const bool pipelined = backend_.queues_streams_in_order();
+  while (!stream.queue.empty() && (pipelined || stream.launched == 0)) {
+    if (options_.max_in_flight != 0 && in_flight_ >= options_.max_in_flight) {
+      if (!stream.waiting_for_window) {
+        stream.waiting_for_window = true;
+        window_waiters_.push_back(s);
+      }
+      return;
     }
-    return;
+    const OpId id = stream.queue.front();
+    stream.queue.pop_front();
+    ++stream.launched;
+    ++in_flight_;
+    const Op& op = graph_.op(id);
+    if (op.alloc_bytes > 0) change_memory(op.result_device(), op.alloc_bytes, backend_.now_ns());
+    backend_.launch(OpLaunch{id, &op, placed_device(id), s});
   }
-  const OpId id = stream.queue.front();
-  stream.queue.pop_front();
-  stream.busy = true;
-  ++in_flight_;
-  const Op& op = graph_.op(id);
-  if (op.alloc_bytes > 0) change_memory(op.result_device(), op.alloc_bytes, backend_.now_ns());
-  backend_.launch(OpLaunch{id, &op, placed_device(id), s});
 }
 
 void Scheduler::change_memory(DeviceId device, double delta_bytes, TimeNs at_ns) {
@@ -174,7 +178,7 @@ void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
   }
 
   StreamState& stream = stream_state_[state.stream];
-  stream.busy = false;
+  --stream.launched;
 
   // Successors that became ready, in op-id order so that runs are deterministic. Backends
   // never complete an op inside launch(), so this is not re-entered.

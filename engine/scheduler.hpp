@@ -41,6 +41,12 @@ class Scheduler final : public CompletionSink {
   void submit(OpId op, std::span<const OpId> predecessors);
   /// Runs until every submitted op has finished.
   void run();
+  /// Runs until `done()` holds or nothing is in flight (a blocking wait of a program that
+  /// keeps submitting). Unlike run(), it does not require every submitted op to finish and
+  /// does not notify on_run_finished.
+  void run_until(const std::function<bool()>& done) { backend_.run_until(done); }
+  /// Ops submitted so far (finished or not).
+  std::size_t submitted_count() const { return submitted_count_; }
 
   bool finished(OpId op) const { return op < state_.size() && state_[op].end_ns >= 0; }
   TimeNs start_ns(OpId op) const { return state_[op].start_ns; }
@@ -69,7 +75,7 @@ class Scheduler final : public CompletionSink {
   static constexpr std::uint32_t kNotSubmitted = UINT32_MAX;
   struct StreamState {
     std::deque<OpId> queue;
-    bool busy = false;
+    std::uint32_t launched = 0;  // ops on the backend, not yet finished (<= 1 unless pipelined)
     bool waiting_for_window = false;
     std::uint64_t assigned = 0;  // ops ever assigned: spreads unpinned work
   };

@@ -1,0 +1,42 @@
+// The side table that gives ops real data. engine/op.hpp stays compact for the simulator
+// (two million ops for a 1024-GPU ring); a real run attaches, per OpId, a kernel closure
+// that captures its buffers. The CPU backend moves the closure out when the op launches,
+// so the table only ever holds work not yet started.
+//
+//   KernelTable kernels;
+//   OpId id = graph.add(gemm_op, "gemm0");
+//   kernels.set(id, [a, b, c] { cpu_sgemm(*a, *b, *c); });
+//   CpuBackend backend(&kernels);
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "engine/op.hpp"
+
+namespace opsim {
+
+/// Runs on a backend worker thread; must only touch the data it captured.
+using Kernel = std::function<void()>;
+
+class KernelTable {
+ public:
+  /// Attaches `kernel` to `op`; replaces any kernel attached before. Not thread-safe: call
+  /// on the thread that drives the scheduler.
+  void set(OpId op, Kernel kernel) {
+    if (kernels_.size() <= op) kernels_.resize(static_cast<std::size_t>(op) + 1);
+    kernels_[op] = std::move(kernel);
+  }
+  /// Removes and returns the kernel of `op` (empty when none was attached).
+  Kernel take(OpId op) {
+    Kernel kernel;
+    if (op < kernels_.size()) kernel.swap(kernels_[op]);
+    return kernel;
+  }
+  bool has(OpId op) const { return op < kernels_.size() && static_cast<bool>(kernels_[op]); }
+
+ private:
+  std::vector<Kernel> kernels_;
+};
+
+}  // namespace opsim

@@ -1,0 +1,393 @@
+#include "engine/frontend/context.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/exec/cpu_kernels.hpp"
+
+namespace opsim::frontend {
+
+struct ContextImpl {
+  Machine machine;
+  ContextOptions options;
+  OpGraph graph;
+  KernelTable kernels;
+  std::unique_ptr<CpuBackend> backend;   // real mode; destroyed after the scheduler
+  std::unique_ptr<Scheduler> scheduler;  // real mode
+  DeviceId host_cpu = kNoDevice;
+  double dispatch_s = 0;
+  // Recording: the program's host-thread chain and what a waitall must wait for.
+  OpId prev_host = ArrayState::kNone;
+  std::vector<OpId> since_barrier;
+  std::vector<OpId> program_ops;  // issued program ops, in order (window when recording)
+  std::vector<OpId> deps;
+  int stream_hint = -1;
+
+  ContextImpl(Machine m, ContextOptions o) : machine(std::move(m)), options(std::move(o)) {
+    const auto cpus = machine.cpus();
+    if (cpus.empty())
+      throw NoSuchDevice("machine '" + machine.name() + "' has no CPU to run the program on");
+    host_cpu = cpus.front();
+    dispatch_s =
+        options.dispatch_s >= 0 ? options.dispatch_s : machine.device(host_cpu).cpu.dispatch_s;
+    if (options.mode == Mode::kReal) {
+      backend = std::make_unique<CpuBackend>(&kernels, options.cpu);
+      scheduler = std::make_unique<Scheduler>(machine, graph, *backend);
+    }
+  }
+
+  ~ContextImpl() {
+    if (scheduler) {
+      try {
+        scheduler->run_until([] { return false; });
+      } catch (...) {  // a kernel failed and nobody waited: nothing left to report it to
+      }
+    }
+  }
+
+  bool real() const { return options.mode == Mode::kReal; }
+
+  std::size_t unfinished() const {
+    return scheduler->submitted_count() - scheduler->finished_count();
+  }
+
+  OpId add_host_op(double seconds, std::string_view name, std::span<const OpId> after) {
+    Op op;
+    op.kind = OpKind::kHostDispatch;
+    op.device = host_cpu;
+    op.seconds = seconds;
+    const OpId id = graph.add(op, name);
+    if (prev_host != ArrayState::kNone) graph.add_dependency(prev_host, id);
+    for (OpId a : after) graph.add_dependency(a, id);
+    prev_host = id;
+    return id;
+  }
+
+  /// Records `op` reading `reads` and writing `write`, with `kernel` as its real work.
+  OpId issue(Op op, std::string_view name, std::initializer_list<ArrayState*> reads,
+             ArrayState* write, Kernel kernel, bool program_op = true) {
+    if (real() && options.max_in_flight_ops != 0 && unfinished() >= options.max_in_flight_ops) {
+      const std::size_t window = options.max_in_flight_ops;
+      scheduler->run_until([&] { return unfinished() < window; });
+    }
+    deps.clear();
+    for (ArrayState* r : reads)
+      if (r->last_writer != ArrayState::kNone) deps.push_back(r->last_writer);
+    if (write != nullptr) {
+      if (write->last_writer != ArrayState::kNone) deps.push_back(write->last_writer);
+      deps.insert(deps.end(), write->readers.begin(), write->readers.end());
+    }
+    if (!real()) {
+      if (program_op) {
+        OpId window_dep[1];
+        std::span<const OpId> after;
+        const std::size_t w = options.max_in_flight_ops;
+        if (w != 0 && program_ops.size() >= w) {
+          window_dep[0] = program_ops[program_ops.size() - w];
+          after = window_dep;
+        }
+        deps.push_back(add_host_op(dispatch_s, "dispatch " + std::string(name), after));
+      } else if (prev_host != ArrayState::kNone) {
+        deps.push_back(prev_host);  // a free happens no earlier than the program reaches it
+      }
+    }
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    if (op.stream < 0 && program_op) op.stream = stream_hint;
+    const OpId id = graph.add(op, name);
+    for (OpId d : deps) graph.add_dependency(d, id);
+    for (ArrayState* r : reads) r->readers.push_back(id);
+    if (write != nullptr) {
+      write->last_writer = id;
+      write->readers.clear();
+    }
+    if (program_op) {
+      program_ops.push_back(id);
+      since_barrier.push_back(id);
+    }
+    if (real()) {
+      if (kernel) kernels.set(id, std::move(kernel));
+      scheduler->submit(id, deps);
+    }
+    return id;
+  }
+
+  void wait_for(OpId op) {
+    if (op == ArrayState::kNone) return;
+    if (real()) {
+      scheduler->run_until([&] { return scheduler->finished(op); });
+      if (!scheduler->finished(op))
+        throw std::logic_error("wait_to_read: op never finished (scheduler stalled)");
+    } else {
+      const OpId after[1] = {op};
+      add_host_op(0, "wait_to_read", after);
+    }
+  }
+
+  void wait_all() {
+    if (real()) {
+      if (scheduler) scheduler->run_until([] { return false; });
+      if (scheduler && unfinished() != 0)
+        throw std::logic_error("waitall: ops never finished (scheduler stalled)");
+    } else {
+      add_host_op(0, "waitall", since_barrier);
+    }
+    since_barrier.clear();
+  }
+
+  DeviceId resolve(DeviceRef ref) const {
+    const auto list = machine.devices_of_kind(ref.kind);
+    const char* kind = ref.kind == DeviceKind::kGpu ? "gpu" : "cpu";
+    if (ref.index >= list.size()) {
+      throw NoSuchDevice(
+          std::string(kind) + "(" + std::to_string(ref.index) + "): machine '" + machine.name() +
+          "' has " + std::to_string(list.size()) + " " + kind + (list.size() == 1 ? "" : "s") +
+          (ref.kind == DeviceKind::kGpu && real() ? " (no GPU present on this host)" : ""));
+    }
+    if (real() && ref.kind == DeviceKind::kGpu)
+      throw NoSuchDevice("gpu(" + std::to_string(ref.index) +
+                         "): the real run has no GPU executor in this build");
+    return list[ref.index];
+  }
+
+  std::shared_ptr<ArrayState> make_array(const std::shared_ptr<ContextImpl>& self, DeviceId device,
+                                         std::size_t rows, std::size_t cols) {
+    auto a = std::make_shared<ArrayState>();
+    a->context = self;
+    a->device = device;
+    a->rows = rows;
+    a->cols = cols;
+    if (real()) {
+      a->buffer = std::make_shared<Buffer>();
+      a->buffer->values.resize(rows * cols);
+    }
+    return a;
+  }
+
+  void release(ArrayState& a) {
+    if (a.last_writer == ArrayState::kNone && a.readers.empty()) return;
+    Op op;
+    op.kind = OpKind::kCompute;
+    op.kernel = KernelClass::kNoop;
+    op.device = a.device;
+    op.release_bytes = a.bytes();
+    issue(op, "free", {}, &a, {}, /*program_op=*/false);
+  }
+};
+
+ArrayState::~ArrayState() {
+  if (!context) return;
+  try {
+    context->release(*this);
+  } catch (...) {  // destructors must not throw; the error resurfaces at the next wait
+  }
+}
+
+namespace {
+Op compute_op(KernelClass kernel, DeviceId device, double flops, double bytes, double alloc_bytes) {
+  Op op;
+  op.kind = OpKind::kCompute;
+  op.kernel = kernel;
+  op.device = device;
+  op.flops = flops;
+  op.bytes = bytes;
+  op.alloc_bytes = alloc_bytes;
+  return op;
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+
+std::string shape(const Array& a) {
+  return std::to_string(a.rows()) + "x" + std::to_string(a.cols());
+}
+}  // namespace
+
+Context::Context(Machine machine, ContextOptions options)
+    : impl_(std::make_shared<ContextImpl>(std::move(machine), std::move(options))) {}
+
+Context::~Context() = default;
+
+Array Context::random(DeviceRef device, std::size_t rows, std::size_t cols, std::uint64_t seed) {
+  auto out = impl_->make_array(impl_, impl_->resolve(device), rows, cols);
+  Kernel k;
+  if (out->buffer)
+    k = [b = out->buffer, seed] { cpu::fill_random(b->values.data(), b->values.size(), seed); };
+  impl_->issue(compute_op(KernelClass::kFill, out->device, 0, out->bytes(), out->bytes()), "random",
+               {}, out.get(), std::move(k));
+  return Array(out);
+}
+
+Array Context::full(DeviceRef device, std::size_t rows, std::size_t cols, float value) {
+  auto out = impl_->make_array(impl_, impl_->resolve(device), rows, cols);
+  Kernel k;
+  if (out->buffer)
+    k = [b = out->buffer, value] { cpu::fill(b->values.data(), b->values.size(), value); };
+  impl_->issue(compute_op(KernelClass::kFill, out->device, 0, out->bytes(), out->bytes()), "full",
+               {}, out.get(), std::move(k));
+  return Array(out);
+}
+
+Array Context::dot(const Array& a, const Array& b, bool transpose_a, bool transpose_b) {
+  const std::size_t m = transpose_a ? a.cols() : a.rows(), k = transpose_a ? a.rows() : a.cols();
+  const std::size_t kb = transpose_b ? b.cols() : b.rows(), n = transpose_b ? b.rows() : b.cols();
+  require(k == kb, "dot: shapes " + shape(a) + (transpose_a ? "^T" : "") + " and " + shape(b) +
+                       (transpose_b ? "^T" : "") + " do not chain");
+  require(a.device() == b.device(), "dot: operands on different devices; copy_to() one first");
+  auto out = impl_->make_array(impl_, a.device(), m, n);
+  Kernel kernel;
+  if (out->buffer)
+    kernel = [x = a.state().buffer, y = b.state().buffer, c = out->buffer, m, n, k, transpose_a,
+              transpose_b] {
+      cpu::sgemm(x->values.data(), y->values.data(), c->values.data(), m, n, k, transpose_a,
+                 transpose_b);
+    };
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  impl_->issue(compute_op(KernelClass::kGemm, out->device, flops,
+                          a.state().bytes() + b.state().bytes() + out->bytes(), out->bytes()),
+               "dot", {&a.state(), &b.state()}, out.get(), std::move(kernel));
+  return Array(out);
+}
+
+namespace {
+template <typename Fn>
+Array elementwise(ContextImpl& impl, const std::shared_ptr<ContextImpl>& self, const Array& a,
+                  const Array& b, std::string_view name, Fn fn) {
+  require(a.rows() == b.rows() && a.cols() == b.cols(),
+          std::string(name) + ": shapes " + shape(a) + " and " + shape(b) + " differ");
+  require(a.device() == b.device(),
+          std::string(name) + ": operands on different devices; copy_to() one first");
+  auto out = impl.make_array(self, a.device(), a.rows(), a.cols());
+  Kernel kernel;
+  if (out->buffer)
+    kernel = [x = a.state().buffer, y = b.state().buffer, c = out->buffer, fn] {
+      fn(x->values.data(), y->values.data(), c->values.data(), c->values.size());
+    };
+  impl.issue(compute_op(KernelClass::kElementwise, out->device, static_cast<double>(out->size()),
+                        3 * out->bytes(), out->bytes()),
+             name, {&a.state(), &b.state()}, out.get(), std::move(kernel));
+  return Array(out);
+}
+}  // namespace
+
+Array Context::add(const Array& a, const Array& b) {
+  return elementwise(*impl_, impl_, a, b, "add", cpu::add);
+}
+Array Context::mul(const Array& a, const Array& b) {
+  return elementwise(*impl_, impl_, a, b, "mul", cpu::mul);
+}
+
+Array Context::sum(const Array& a) {
+  auto out = impl_->make_array(impl_, a.device(), 1, 1);
+  Kernel kernel;
+  if (out->buffer)
+    kernel = [x = a.state().buffer, c = out->buffer] {
+      c->values[0] = cpu::sum(x->values.data(), x->values.size());
+    };
+  impl_->issue(compute_op(KernelClass::kReduce, out->device, static_cast<double>(a.state().size()),
+                          a.state().bytes(), out->bytes()),
+               "sum", {&a.state()}, out.get(), std::move(kernel));
+  return Array(out);
+}
+
+Array Context::copy_to(const Array& a, DeviceRef device) {
+  const DeviceId dst = impl_->resolve(device);
+  auto out = impl_->make_array(impl_, dst, a.rows(), a.cols());
+  Kernel kernel;
+  if (out->buffer)
+    kernel = [x = a.state().buffer, c = out->buffer] {
+      std::memcpy(c->values.data(), x->values.data(), c->values.size() * sizeof(float));
+    };
+  Op op;
+  op.kind = OpKind::kCopy;
+  op.device = a.device();
+  op.peer = dst;
+  op.bytes = a.state().bytes();
+  op.alloc_bytes = out->bytes();
+  impl_->issue(op, "copy", {&a.state()}, out.get(), std::move(kernel));
+  return Array(out);
+}
+
+void Context::axpy(Array& y, float alpha, const Array& x) {
+  require(x.rows() == y.rows() && x.cols() == y.cols(),
+          "axpy: shapes " + shape(x) + " and " + shape(y) + " differ");
+  require(x.device() == y.device(), "axpy: operands on different devices; copy_to() one first");
+  Kernel kernel;
+  if (y.state().buffer)
+    kernel = [xb = x.state().buffer, yb = y.state().buffer, alpha] {
+      float* out = yb->values.data();
+      const float* in = xb->values.data();
+      for (std::size_t i = 0, n = yb->values.size(); i < n; ++i) out[i] += alpha * in[i];
+    };
+  impl_->issue(compute_op(KernelClass::kElementwise, y.device(),
+                          2.0 * static_cast<double>(y.state().size()), 3 * y.state().bytes(), 0),
+               "axpy", {&x.state()}, &y.state(), std::move(kernel));
+}
+
+void Context::set_stream_hint(int index) {
+  impl_->stream_hint = index < 0 ? -1 : index;
+}
+
+void Context::add_observer(SchedulerObserver& observer) {
+  if (impl_->scheduler) impl_->scheduler->add_observer(observer);
+}
+
+void Context::wait_to_read(const Array& a) {
+  impl_->wait_for(a.state().last_writer);
+}
+void Context::waitall() {
+  impl_->wait_all();
+}
+
+std::vector<float> Context::to_host(const Array& a) {
+  wait_to_read(a);
+  if (!a.state().buffer) return std::vector<float>(a.state().size(), 0.0f);
+  return a.state().buffer->values;
+}
+
+float Context::item(const Array& a) {
+  require(a.state().size() == 1, "item: array is " + shape(a) + ", not 1x1");
+  return to_host(a)[0];
+}
+
+Mode Context::mode() const {
+  return impl_->options.mode;
+}
+const Machine& Context::machine() const {
+  return impl_->machine;
+}
+const OpGraph& Context::graph() const {
+  return impl_->graph;
+}
+const Scheduler* Context::scheduler() const {
+  return impl_->scheduler.get();
+}
+DeviceId Context::resolve(DeviceRef device) const {
+  return impl_->resolve(device);
+}
+TimeNs Context::now_ns() const {
+  return impl_->backend ? impl_->backend->now_ns() : 0;
+}
+double Context::peak_memory_bytes(DeviceRef device) const {
+  return impl_->scheduler ? impl_->scheduler->peak_memory_bytes(resolve(device)) : 0.0;
+}
+std::size_t Context::issued_ops() const {
+  return impl_->program_ops.size();
+}
+
+RunSummary run_recorded(const Machine& machine, const OpGraph& graph, Backend& backend,
+                        std::span<SchedulerObserver* const> observers, std::uint32_t window) {
+  Scheduler scheduler(machine, graph, backend, SchedulerOptions{window});
+  for (SchedulerObserver* o : observers) scheduler.add_observer(*o);
+  scheduler.submit_all();
+  scheduler.run();
+  RunSummary summary;
+  summary.makespan_ns = scheduler.makespan_ns();
+  for (DeviceId d = 0; d < machine.devices().size(); ++d)
+    summary.peak_memory_bytes.push_back(scheduler.peak_memory_bytes(d));
+  return summary;
+}
+
+}  // namespace opsim::frontend
