@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "experiments/cli/compare_command.hpp"
+#include "experiments/cli/experiment_command.hpp"
 #include "experiments/cli/sim_command.hpp"
 #include "experiments/cli/sweep_command.hpp"
 #include "experiments/cli/topology_commands.hpp"
@@ -106,6 +107,26 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--jobs,-j", sweep.parallel, "Simulations run at once")
       ->capture_default_str();
 
+  opsim::ExperimentCommandOptions experiment;
+  auto* experiment_cmd = app.add_subcommand(
+      "experiment",
+      "Run one of the book's experiments for real or simulated: async, cpu-gpu, compute-copy, "
+      "mlp-memory, data-parallel");
+  experiment_cmd->add_option("name", experiment.name, "Experiment")->required();
+  experiment_cmd->add_option("--backend", experiment.backend, "real (this machine) or sim")
+      ->capture_default_str();
+  experiment_cmd->add_option(
+      "--topology", experiment.topology,
+      "sim: preset, family or file (default: desktop-1gpu; data-parallel: pcie-switch-4gpu)");
+  experiment_cmd->add_option("--format", experiment.format, "table or json")->capture_default_str();
+  experiment_cmd->add_option("--trace-dir", experiment.trace_dir,
+                             "Write one Chrome trace per variant here");
+  experiment_cmd->add_option("--window", experiment.window,
+                             "In-flight window of the frontend (0: none)");
+  experiment_cmd
+      ->add_option("--repeats", experiment.repeats, "real: runs per variant, fastest reported")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -135,6 +156,7 @@ int main(int argc, char** argv) {
       return opsim::run_topology_show(show_name);
     }
     if (sweep_cmd->parsed()) return opsim::run_sweep(sweep);
+    if (experiment_cmd->parsed()) return opsim::run_experiment_command(experiment);
   } catch (const opsim::InputError& e) {
     std::fprintf(stderr, "opsim: error: %s\n", e.what());
     return 2;

@@ -192,6 +192,23 @@ TEST(Cli, TopologiesListsPresetsAndFamilies) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }
 
+TEST(Cli, ExperimentRunsSimulatedAndWritesTraces) {
+  const fs::path dir = scratch_dir() / "experiment";
+  const auto r = opsim("experiment async --backend sim --format json --trace-dir " + dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("experiment"), "async");
+  EXPECT_EQ(doc.at("backend"), "sim");
+  std::map<std::string, double> wall;
+  for (const auto& v : doc.at("variants")) {
+    wall[v.at("name").get<std::string>()] = v.at("wall_s").get<double>();
+    const auto trace = nlohmann::json::parse(slurp(v.at("trace_file").get<std::string>()));
+    EXPECT_TRUE(opsim::check_chrome_trace_rules(trace).empty());
+  }
+  ASSERT_TRUE(wall.count("sync") && wall.count("async")) << r.out;
+  EXPECT_LT(wall.at("async"), wall.at("sync"));
+}
+
 struct BadInput {
   std::string args;
   std::string expected;  // part of the one-line message
@@ -222,6 +239,10 @@ TEST(Cli, BadInputGivesOneLineErrorAndExitCode2) {
       {"topology check " + data("unknown_link_end.yaml"), "unknown_link_end.yaml:6:"},
       {"topology check /nonexistent/machine.yaml", "/nonexistent/machine.yaml"},
       {"sweep " + data("bad_sweep.yaml"), "bad_sweep.yaml:4:1: unknown key 'repeat'"},
+      {"experiment warp-speed", "unknown experiment 'warp-speed'"},
+      {"experiment async --backend quantum", "--backend: 'quantum' is not one of real, sim"},
+      {"experiment async --backend real --topology dgx1-v100",
+       "--topology: applies to --backend sim only"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);
