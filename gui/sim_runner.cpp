@@ -1,0 +1,100 @@
+#include "gui/sim_runner.hpp"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+
+#include "gui/trace_loader.hpp"
+
+namespace opsim::gui {
+
+SimRunner::SimRunner(QObject* parent) : QObject(parent) {}
+
+SimRunner::~SimRunner() {
+  cancel();
+}
+
+void SimRunner::cancel() {
+  if (process_ == nullptr) return;
+  QProcess* old = process_;
+  process_ = nullptr;
+  old->disconnect(this);
+  // Keep the old run's directory until its process is really gone, then clean up.
+  auto dir = trace_dir_;
+  connect(old, &QProcess::finished, old, [old, dir] { old->deleteLater(); });
+  connect(old, &QProcess::errorOccurred, old, [old, dir](QProcess::ProcessError e) {
+    if (e == QProcess::FailedToStart) old->deleteLater();
+  });
+  old->setParent(nullptr);
+  old->kill();
+}
+
+void SimRunner::run(const Scenario& scenario, QString cli) {
+  cancel();
+  if (cli.isEmpty()) cli = find_opsim_cli();
+  if (cli.isEmpty()) {
+    emit failed(tr("opsim CLI not found next to this program (or in $OPSIM_CLI)"));
+    return;
+  }
+  scenario_ = scenario;
+  trace_dir_ =
+      std::make_shared<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/opsim-gui-XXXXXX"));
+  if (!trace_dir_->isValid()) {
+    emit failed(tr("cannot create a temporary trace directory"));
+    return;
+  }
+  process_ = new QProcess(this);
+  const QStringList args = compare_arguments(scenario, trace_dir_->path());
+  connect(process_, &QProcess::finished, this, &SimRunner::on_finished);
+  connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+    if (e != QProcess::FailedToStart || process_ == nullptr) return;
+    const QString msg = process_->errorString();
+    process_->deleteLater();
+    process_ = nullptr;
+    emit failed(tr("cannot start opsim: %1").arg(msg));
+  });
+  clock_.start();
+  emit started(cli + QLatin1Char(' ') + args.join(QLatin1Char(' ')));
+  process_->start(cli, args);
+}
+
+void SimRunner::on_finished(int exit_code, QProcess::ExitStatus status) {
+  QProcess* p = process_;
+  if (p == nullptr) return;
+  process_ = nullptr;
+  p->deleteLater();
+  const QString err = QString::fromUtf8(p->readAllStandardError()).trimmed();
+  if (status != QProcess::NormalExit || exit_code != 0) {
+    emit failed(err.isEmpty() ? tr("opsim exited with code %1").arg(exit_code)
+                              : err.section(QLatin1Char('\n'), -1));
+    return;
+  }
+  RunResult result;
+  result.scenario = scenario_;
+  result.wall_s = elapsed_s();
+  try {
+    result.summary = parse_compare_json(p->readAllStandardOutput().toStdString());
+  } catch (const std::exception& e) {
+    emit failed(QString::fromStdString(e.what()));
+    return;
+  }
+  if (!err.isEmpty()) result.warnings << err;
+  const QDir dir(trace_dir_->path());
+  for (const SummaryRow& row : result.summary.rows) {
+    std::shared_ptr<const Trace> trace;
+    if (!row.trace_file.empty() && can_read_trace_files()) {
+      const QString file = dir.absoluteFilePath(QString::fromStdString(row.trace_file));
+      try {
+        auto t = load_trace_file(file.toStdString());
+        if (t->title.empty()) t->title = row.name;
+        trace = std::move(t);
+      } catch (const std::exception& e) {
+        result.warnings << QString::fromStdString(e.what());
+      }
+    }
+    result.traces.push_back(std::move(trace));
+  }
+  emit finished(result);
+}
+
+}  // namespace opsim::gui
