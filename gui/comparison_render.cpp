@@ -55,7 +55,8 @@ std::vector<ComparisonPane> make_panes(const std::vector<Trace>& traces,
   std::vector<ComparisonPane> panes;
   for (std::size_t i = 0; i < traces.size(); ++i) {
     ComparisonPane pane;
-    pane.model = std::make_shared<TimelineModel>(std::make_shared<const Trace>(traces[i]));
+    pane.model = std::make_shared<TimelineModel>(std::make_shared<const Trace>(traces[i]),
+                                                 TimelineOptions{.hide_idle_lanes = true});
     pane.decor.title = QString::fromStdString(i < titles.size() ? titles[i] : traces[i].title);
     if (i < lower_bounds_s.size() && std::isfinite(lower_bounds_s[i]) && lower_bounds_s[i] >= 0) {
       pane.decor.lower_bound_ns = lower_bounds_s[i] * 1e9;

@@ -34,8 +34,8 @@ int comparison_height_px(const std::vector<ComparisonPane>& panes, const Timelin
 PaintStats paint_comparison(QPainter& painter, const std::vector<ComparisonPane>& panes,
                             const TimeAxis& axis, const QRect& rect, const TimelineStyle& style);
 
-/// Builds panes for `traces` (titles default to Trace::title; lower bounds in seconds, NaN or
-/// missing for none) with the axis fitted to the longest trace.
+/// Builds panes for `traces`, idle lanes hidden (titles default to Trace::title; lower bounds in
+/// seconds, NaN or missing for none) with the axis fitted to the longest trace.
 std::vector<ComparisonPane> make_panes(const std::vector<Trace>& traces,
                                        const std::vector<std::string>& titles,
                                        const std::vector<double>& lower_bounds_s = {});

@@ -1,5 +1,6 @@
 #include "gui/main_window.hpp"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QFileDialog>
@@ -147,6 +148,7 @@ void MainWindow::build_ui() {
 
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 2);
+  right->setSizes({560, 320});
   split->setStretchFactor(1, 1);
   setCentralWidget(split);
 
@@ -185,6 +187,11 @@ void MainWindow::build_ui() {
     state_.select_op(std::nullopt);
     state_.set_selection(std::nullopt);
   });
+  auto* idle = view->addAction(tr("Show &idle lanes"));
+  idle->setCheckable(true);
+  idle->setChecked(!traces_.options().hide_idle_lanes);
+  connect(idle, &QAction::toggled, this,
+          [this](bool show) { traces_.set_options(TimelineOptions{!show}); });
   auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("Timeline controls"), this, [this] {
     QMessageBox::information(
@@ -239,7 +246,7 @@ void MainWindow::show_result(const RunResult& result) {
     if (!result.traces[i]) continue;
     const SummaryRow& row = result.summary.rows[i];
     Pane pane;
-    pane.model = std::make_shared<TimelineModel>(result.traces[i]);
+    pane.model = std::make_shared<TimelineModel>(result.traces[i], traces_.options());
     pane.title = QString::fromStdString(row.name);
     pane.lower_bound_ns = std::isnan(row.lower_bound_s) ? -1 : row.lower_bound_s * 1e9;
     panes.push_back(std::move(pane));
@@ -281,7 +288,7 @@ QStringList MainWindow::open_traces(const QStringList& paths) {
       row.name = title.toStdString();
       row.trace_file = path.toStdString();
       Pane pane;
-      pane.model = std::make_shared<TimelineModel>(std::move(trace));
+      pane.model = std::make_shared<TimelineModel>(std::move(trace), traces_.options());
       pane.title = title;
       traces_.add_file_pane(std::move(pane));
       file_rows_.push_back(std::move(row));

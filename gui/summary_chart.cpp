@@ -57,6 +57,7 @@ void SummaryChart::rebuild() {
   y->setTitleText(tr("ms"));
   y->setRange(0, max_ms > 0 ? max_ms * 1.15 : 1);
   y->setLabelFormat(QStringLiteral("%.0f"));
+  y->applyNiceNumbers();
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
   QChart* old = this->chart();

@@ -49,7 +49,8 @@ std::string short_lane_label(const TraceLane& lane) {
   return lane.name;
 }
 
-TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace) : trace_(std::move(trace)) {
+TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, TimelineOptions options)
+    : trace_(std::move(trace)) {
   const Trace& t = *trace_;
   const auto lane_count = static_cast<std::uint32_t>(t.lanes.size());
   lanes_.resize(lane_count);
@@ -94,6 +95,16 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace) : trace_(std::m
       }
     }
     span_count_ += ls.spans.size();
+    // Greedy sub-rows for overlapping spans; the scan is short because few flows overlap.
+    std::vector<TimeNs> slot_end;
+    for (SpanRef& sp : ls.spans) {
+      std::size_t k = 0;
+      while (k < slot_end.size() && slot_end[k] > sp.start_ns && k < 0xfffe) ++k;
+      if (k == slot_end.size()) slot_end.push_back(sp.end_ns);
+      slot_end[k] = sp.end_ns;
+      sp.slot = static_cast<std::uint16_t>(k);
+    }
+    ls.sub_rows = static_cast<std::uint16_t>(std::max<std::size_t>(1, slot_end.size()));
   }
 
   // Rows: stable order by section, node, device (first appearance), lane kind.
@@ -120,6 +131,7 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace) : trace_(std::m
   std::string last_device;
   for (std::uint32_t l : order) {
     const TraceLane& lane = t.lanes[l];
+    if (options.hide_idle_lanes && lanes_[l].spans.empty()) continue;
     const int section = section_of(lane);
     if (section == 0) {
       if (section != last_section || lane.node != last_node) {

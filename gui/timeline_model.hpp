@@ -19,13 +19,15 @@ namespace opsim::gui {
 struct SpanRef {
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
-  std::uint32_t op = 0;  ///< index into Trace::ops
+  std::uint32_t op = 0;    ///< index into Trace::ops
+  std::uint16_t slot = 0;  ///< sub-row among overlapping spans (links carrying concurrent flows)
 };
 
 /// The spans of one lane, sorted by (start, end, op).
 struct LaneSpans {
   std::vector<SpanRef> spans;
   std::vector<TimeNs> max_end_ns;  ///< max_end_ns[i] = max end of spans[0..i]
+  std::uint16_t sub_rows = 1;      ///< sub-rows needed so that no two spans overlap in one
 
   /// Index of the first span that may end after `t_ns` (all earlier spans end at or before
   /// it); spans.size() if none.
@@ -42,16 +44,20 @@ struct TimelineRow {
   std::uint32_t lane = 0;  ///< kLane only: index into Trace::lanes
 };
 
+struct TimelineOptions {
+  bool hide_idle_lanes = false;  ///< leave out lanes without any span (and emptied headers)
+};
+
 class TimelineModel {
  public:
   /// Indexes `trace`; O(spans log spans). The model keeps the trace alive.
-  explicit TimelineModel(std::shared_ptr<const Trace> trace);
+  explicit TimelineModel(std::shared_ptr<const Trace> trace, TimelineOptions options = {});
 
   const Trace& trace() const { return *trace_; }
   const std::shared_ptr<const Trace>& trace_ptr() const { return trace_; }
   const std::vector<TimelineRow>& rows() const { return rows_; }
   const LaneSpans& lane_spans(std::uint32_t lane) const { return lanes_.at(lane); }
-  /// Row index of a lane in rows().
+  /// Row index of a lane in rows(), -1 if hidden.
   int row_of_lane(std::uint32_t lane) const { return row_of_lane_.at(lane); }
   /// End of the last span or op (ns); 0 for an empty trace.
   TimeNs end_ns() const { return end_ns_; }

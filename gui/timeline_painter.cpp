@@ -264,7 +264,12 @@ PaintStats paint_pane(QPainter& p, const TimelineModel& model, const TimeAxis& a
       const double cx0 = std::max(x0, -2.0);
       const double cx1 = std::min(x1, plot_w + 2.0);
       const QColor color = color_for_op_class(trace.ops[s.op].op_class);
-      const QRectF box(plot_left + cx0, box_top, cx1 - cx0, box_h);
+      // Overlapping spans (concurrent flows on a link) share the row in sub-rows, at most 4.
+      const int sub_rows = std::min<int>(ls.sub_rows, 4);
+      const double sub_h = box_h / sub_rows;
+      const int sub = std::min<int>(s.slot, sub_rows - 1);
+      const QRectF box(plot_left + cx0, box_top + sub * sub_h, cx1 - cx0,
+                       sub_rows > 1 ? sub_h - 1 : box_h);
       // Border as two fills: much cheaper than a stroked rect on the raster engine.
       if (cx1 - cx0 >= 4) {
         p.fillRect(box, color.darker(135));
@@ -273,7 +278,7 @@ PaintStats paint_pane(QPainter& p, const TimelineModel& model, const TimeAxis& a
         p.fillRect(box, color);
       }
       ++stats.boxes_drawn;
-      if (cx1 - cx0 >= 36) {
+      if (cx1 - cx0 >= 36 && box.height() >= 10) {
         p.setPen(color.lightness() > 150 ? kText : QColor(Qt::white));
         p.drawText(box.adjusted(4, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft,
                    fm.elidedText(QString::fromStdString(trace.ops[s.op].name), Qt::ElideRight,

@@ -21,8 +21,8 @@ struct TimelineStyle {
   int label_width_px = 190;
   int title_height_px = 24;
   int group_height_px = 18;
-  int subgroup_height_px = 16;
-  int lane_height_px = 20;
+  int subgroup_height_px = 15;
+  int lane_height_px = 19;
   int pane_gap_px = 8;
   int ruler_height_px = 26;
 };

@@ -23,6 +23,12 @@ void TraceSet::clear_files() {
   emit changed();
 }
 
+void TraceSet::set_options(TimelineOptions options) {
+  options_ = options;
+  for (Pane& p : panes_) p.model = std::make_shared<TimelineModel>(p.model->trace_ptr(), options_);
+  emit changed();
+}
+
 double TraceSet::end_ns() const {
   double end = 0;
   for (const Pane& p : panes_) end = std::max(end, static_cast<double>(p.model->end_ns()));

@@ -27,6 +27,9 @@ class TraceSet : public QObject {
   void set_simulated(std::vector<Pane> panes);
   void add_file_pane(Pane pane);
   void clear_files();
+  /// Rebuilds every pane's model with `options` (e.g. showing or hiding idle lanes).
+  void set_options(TimelineOptions options);
+  TimelineOptions options() const { return options_; }
   /// The end of the longest trace (ns).
   double end_ns() const;
 
@@ -35,6 +38,7 @@ class TraceSet : public QObject {
 
  private:
   std::vector<Pane> panes_;
+  TimelineOptions options_{true};
 };
 
 }  // namespace opsim::gui

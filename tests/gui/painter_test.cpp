@@ -89,7 +89,7 @@ TEST(ComparisonRender, WritesPngAndSvgHeadless) {
   ASSERT_FALSE(img.isNull());
   EXPECT_EQ(img.width(), 1400);
   const TimelineStyle style;
-  const TimelineModel m(testing::tree_trace());
+  const TimelineModel m(testing::tree_trace(), TimelineOptions{.hide_idle_lanes = true});
   EXPECT_EQ(img.height(),
             style.ruler_height_px + 2 * (pane_height_px(m, style) + style.pane_gap_px));
   img.save(screenshot_dir() + QStringLiteral("/render_comparison.png"));

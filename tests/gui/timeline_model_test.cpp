@@ -26,6 +26,29 @@ TEST(TimelineModel, RowsGoServerDeviceLaneThenLinks) {
   EXPECT_EQ(m.span_count(), 8u + 12u);
 }
 
+TEST(TimelineModel, IdleLanesAndTheirHeadersCanBeHidden) {
+  const TimelineModel m(testing::tree_trace(), TimelineOptions{.hide_idle_lanes = true});
+  std::vector<std::string> labels;
+  for (const TimelineRow& r : m.rows()) labels.push_back(r.label);
+  const std::vector<std::string> expected{
+      "server0",        "gpu0",           "compute0",      "gpu1",           "copy-out",
+      "copy-in",        "gpu2",           "copy-out",      "copy-in",        "gpu3",
+      "copy-out",       "copy-in",        "cpu0",          "host",           "Links",
+      "pcie_gpu0 up",   "pcie_gpu0 down", "pcie_gpu1 up",  "pcie_gpu1 down", "pcie_gpu2 up",
+      "pcie_gpu2 down", "pcie_gpu3 up",   "pcie_gpu3 down"};
+  EXPECT_EQ(labels, expected);
+  EXPECT_EQ(m.row_of_lane(21), -1);  // pcie_cpu0 up
+}
+
+TEST(TimelineModel, ConcurrentFlowsOnALinkGetSubRows) {
+  const TimelineModel m(testing::tree_trace());
+  EXPECT_EQ(m.lane_spans(14).sub_rows, 3);  // three gathers share pcie_gpu0 down
+  std::vector<int> slots;
+  for (const SpanRef& s : m.lane_spans(14).spans) slots.push_back(s.slot);
+  EXPECT_EQ(slots, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(m.lane_spans(0).sub_rows, 1);
+}
+
 TEST(TimelineModel, DisksComeLastAndStreamsOfAServerStayTogether) {
   Trace t;
   t.lanes.push_back({"disk0/io", "server0", "disk0", LaneKind::kIo, 0});
