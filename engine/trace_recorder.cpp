@@ -1,0 +1,231 @@
+#include "engine/trace_recorder.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <utility>
+
+namespace opsim {
+
+namespace {
+
+constexpr std::uint32_t kNotRecorded = std::numeric_limits<std::uint32_t>::max();
+
+LaneKind lane_kind(StreamKind kind) {
+  switch (kind) {
+    case StreamKind::kCompute:
+      return LaneKind::kCompute;
+    case StreamKind::kCopy:
+      return LaneKind::kCopy;
+    case StreamKind::kHost:
+      return LaneKind::kHost;
+    case StreamKind::kIo:
+      return LaneKind::kIo;
+  }
+  return LaneKind::kCompute;
+}
+
+// The memory-to-memory path an op's bytes take, as (src, dst); nothing for compute/dispatch.
+std::pair<DeviceId, DeviceId> transfer_ends(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kCopy:
+    case OpKind::kDiskRead:
+      return {op.device, op.peer};
+    case OpKind::kDiskWrite:
+      return {op.peer, op.device};
+    default:
+      return {kNoDevice, kNoDevice};
+  }
+}
+
+// Utilization of one link direction as a step function: the sum of the average rates
+// (bytes / duration) of the transfers crossing it, divided by its capacity.
+std::vector<TraceCounterSample> utilization_samples(const Trace& trace, std::uint32_t lane,
+                                                    const std::vector<std::uint32_t>& spans) {
+  std::vector<std::pair<TimeNs, double>> changes;  // (time, rate delta in bytes/s)
+  changes.reserve(spans.size() * 2);
+  for (std::uint32_t s : spans) {
+    const TraceSpan& span = trace.link_spans[s];
+    if (span.end_ns <= span.start_ns) continue;
+    const double rate = trace.ops[span.op].bytes / ns_to_seconds(span.end_ns - span.start_ns);
+    changes.emplace_back(span.start_ns, rate);
+    changes.emplace_back(span.end_ns, -rate);
+  }
+  std::sort(changes.begin(), changes.end());  // a total order: deterministic sums
+  const double capacity = trace.lanes[lane].capacity_bytes_per_s;
+  std::vector<TraceCounterSample> samples;
+  double rate = 0;
+  int active = 0;
+  for (std::size_t i = 0; i < changes.size();) {
+    const TimeNs at = changes[i].first;
+    for (; i < changes.size() && changes[i].first == at; ++i) {
+      rate += changes[i].second;
+      active += changes[i].second > 0 ? 1 : -1;
+    }
+    if (active == 0) rate = 0;  // no drift from adding and removing many rates
+    samples.push_back({at, capacity > 0 ? rate / capacity : 0.0});
+  }
+  return samples;
+}
+
+}  // namespace
+
+TraceRecorder::TraceRecorder(const Machine& machine, const OpGraph& graph,
+                             const StreamTable& streams, std::string title, std::string backend)
+    : machine_(machine),
+      graph_(graph),
+      streams_(streams),
+      title_(std::move(title)),
+      backend_(std::move(backend)) {}
+
+void TraceRecorder::on_op_finished(OpId op, DeviceId device, StreamIndex stream, TimeNs start_ns,
+                                   TimeNs end_ns) {
+  finished_.push_back({op, device, stream, start_ns, end_ns});
+}
+
+void TraceRecorder::on_memory_changed(DeviceId device, double bytes_in_use, TimeNs at_ns) {
+  memory_.push_back({device, bytes_in_use, at_ns});
+}
+
+std::string TraceRecorder::link_lane_name(const Machine& machine, LinkId link, bool forward) {
+  const Link& l = machine.link(link);
+  const std::string& from = machine.device(forward ? l.a : l.b).name;
+  const std::string& to = machine.device(forward ? l.b : l.a).name;
+  return l.name + " " + from + "\u2192" + to;
+}
+
+Trace TraceRecorder::finish() const {
+  Trace trace;
+  trace.title = title_;
+  trace.backend = backend_;
+  trace.machine = machine_.name();
+  const auto node_names = machine_.node_names();
+
+  // Ops in op-id order; a later report of the same op replaces an earlier one. Bucketing by
+  // op id is linear, where sorting two million reports was not.
+  std::vector<FinishedOp> finished;
+  {
+    std::vector<std::uint32_t> report_of(graph_.size(), kNotRecorded);
+    for (std::uint32_t i = 0; i < finished_.size(); ++i) {
+      if (finished_[i].op < report_of.size()) report_of[finished_[i].op] = i;
+    }
+    finished.reserve(finished_.size());
+    for (std::uint32_t report : report_of) {
+      if (report != kNotRecorded) finished.push_back(finished_[report]);
+    }
+  }
+
+  // Stream lanes that were used, by server, then device, then stream (stream indices are
+  // device-major, so (server, stream) gives that order).
+  std::vector<StreamIndex> used;
+  {
+    std::vector<char> seen(streams_.size(), 0);
+    for (const FinishedOp& f : finished) {
+      if (f.stream < seen.size() && !seen[f.stream]) {
+        seen[f.stream] = 1;
+        used.push_back(f.stream);
+      }
+    }
+  }
+  auto node_of_stream = [&](StreamIndex s) {
+    return machine_.device(streams_.info(s).device).node;
+  };
+  std::sort(used.begin(), used.end(), [&](StreamIndex x, StreamIndex y) {
+    return std::make_pair(node_of_stream(x), x) < std::make_pair(node_of_stream(y), y);
+  });
+  std::vector<std::uint32_t> lane_of_stream(streams_.size(), 0);
+  for (StreamIndex s : used) {
+    const StreamInfo& info = streams_.info(s);
+    const Device& device = machine_.device(info.device);
+    lane_of_stream[s] = static_cast<std::uint32_t>(trace.lanes.size());
+    trace.lanes.push_back(
+        TraceLane{info.name, node_names[device.node], device.name, lane_kind(info.kind), 0.0});
+  }
+
+  std::vector<std::uint32_t> index_of_op(graph_.size(), kNotRecorded);
+  trace.ops.reserve(finished.size());
+  for (const FinishedOp& f : finished) {
+    const Op& op = graph_.op(f.op);
+    index_of_op[f.op] = static_cast<std::uint32_t>(trace.ops.size());
+    TraceOp t;
+    t.name = std::string(graph_.name(f.op));
+    t.op_class = std::string(op_class(op));
+    const DeviceId device = f.device != kNoDevice ? f.device : op.device;
+    if (device != kNoDevice) t.device = machine_.device(device).name;
+    if (op.peer != kNoDevice) t.peer = machine_.device(op.peer).name;
+    t.flops = op.flops;
+    t.bytes = op.bytes;
+    t.lane = f.stream < lane_of_stream.size() ? lane_of_stream[f.stream] : 0;
+    t.start_ns = f.start_ns;
+    t.end_ns = f.end_ns;
+    trace.ops.push_back(std::move(t));
+  }
+
+  // Link lanes: one per (link, direction) crossed, numbered after the stream lanes.
+  const std::size_t links = machine_.links().size();
+  std::vector<std::uint32_t> lane_of_hop(links * 2, kNotRecorded);
+  std::vector<std::pair<std::uint32_t, Hop>> hops;  // (op index, hop)
+  for (std::uint32_t i = 0; i < finished.size(); ++i) {
+    const auto [src, dst] = transfer_ends(graph_.op(finished[i].op));
+    if (src == kNoDevice || dst == kNoDevice || src == dst) continue;
+    for (const Hop& hop : machine_.route(src, dst)) {
+      hops.emplace_back(i, hop);
+      lane_of_hop[hop.link * 2 + (hop.forward ? 0 : 1)] = 0;  // mark used
+    }
+  }
+  std::vector<std::uint32_t> link_lanes;
+  for (std::size_t slot = 0; slot < lane_of_hop.size(); ++slot) {
+    if (lane_of_hop[slot] == kNotRecorded) continue;
+    const LinkId link = static_cast<LinkId>(slot / 2);
+    const bool forward = slot % 2 == 0;
+    const Link& l = machine_.link(link);
+    lane_of_hop[slot] = static_cast<std::uint32_t>(trace.lanes.size());
+    link_lanes.push_back(lane_of_hop[slot]);
+    trace.lanes.push_back(TraceLane{link_lane_name(machine_, link, forward),
+                                    node_names[machine_.device(l.a).node], l.name, LaneKind::kLink,
+                                    l.model.bytes_per_s});
+  }
+  std::vector<std::vector<std::uint32_t>> spans_of_lane(trace.lanes.size());
+  trace.link_spans.reserve(hops.size());
+  for (const auto& [i, hop] : hops) {
+    const std::uint32_t lane = lane_of_hop[hop.link * 2 + (hop.forward ? 0 : 1)];
+    spans_of_lane[lane].push_back(static_cast<std::uint32_t>(trace.link_spans.size()));
+    trace.link_spans.push_back(TraceSpan{i, lane, trace.ops[i].start_ns, trace.ops[i].end_ns});
+  }
+
+  // Dependencies between recorded ops, in (before, successor insertion) order.
+  for (const FinishedOp& f : finished) {
+    const std::uint32_t before = index_of_op[f.op];
+    graph_.for_each_successor(f.op, [&](OpId next) {
+      if (index_of_op[next] != kNotRecorded)
+        trace.dependencies.emplace_back(before, index_of_op[next]);
+    });
+  }
+
+  // Memory counters per device, by device id; samples by time, the last one at a time wins.
+  std::map<DeviceId, std::vector<TraceCounterSample>> memory;
+  for (const MemorySample& m : memory_) memory[m.device].push_back({m.at_ns, m.bytes_in_use});
+  for (auto& [device, samples] : memory) {
+    std::stable_sort(samples.begin(), samples.end(),
+                     [](const auto& x, const auto& y) { return x.at_ns < y.at_ns; });
+    std::vector<TraceCounterSample> kept;
+    for (const TraceCounterSample& s : samples) {
+      if (!kept.empty() && kept.back().at_ns == s.at_ns) {
+        kept.back() = s;
+      } else {
+        kept.push_back(s);
+      }
+    }
+    const Device& d = machine_.device(device);
+    trace.counters.push_back(
+        TraceCounter{"memory " + d.name, "bytes", std::move(kept), node_names[d.node], d.name});
+  }
+  for (std::uint32_t lane : link_lanes) {
+    trace.counters.push_back(TraceCounter{"utilization " + trace.lanes[lane].name, "fraction",
+                                          utilization_samples(trace, lane, spans_of_lane[lane]), "",
+                                          trace.lanes[lane].name});
+  }
+  return trace;
+}
+
+}  // namespace opsim

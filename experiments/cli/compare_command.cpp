@@ -1,0 +1,152 @@
+#include "experiments/cli/compare_command.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "experiments/cli/process_pool.hpp"
+#include "experiments/cli/text_table.hpp"
+#include "experiments/sync/sync_strategy.hpp"
+#include "hw_models/input_error.hpp"
+#include "hw_models/units.hpp"
+#include "topologies/topology_catalog.hpp"
+
+namespace opsim {
+namespace {
+
+std::string fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+
+void check_options(const CompareOptions& options) {
+  if (options.format != "table" && options.format != "json" && options.format != "csv")
+    throw InputError("--format: '" + options.format + "' is not one of table, json, csv");
+  if (options.strategies.empty()) throw InputError("--strategies: give at least one strategy");
+  const auto known = sync_strategy_names();
+  for (const std::string& s : options.strategies) {
+    if (std::find(known.begin(), known.end(), s) == known.end()) {
+      std::string list;
+      for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw InputError("--strategies: unknown strategy '" + s + "' (known: " + list + ")");
+    }
+  }
+  if (!(options.bytes > 0)) throw InputError("--bytes: must be > 0");
+  if (options.gpus == 1 || options.gpus < 0) throw InputError("--gpus: needs at least 2 GPUs");
+  // Resolve once here so a bad topology is one clear error, not one per strategy.
+  (void)apply_what_if(resolve_topology(options.topology), options.what_if);
+}
+
+}  // namespace
+
+int run_compare(const CompareOptions& options) {
+  check_options(options);
+  if (!options.trace_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.trace_dir, error);
+    if (error) throw InputError("--trace-dir " + options.trace_dir + ": " + error.message());
+  }
+  // Each strategy runs as asked; with reductions modelled, a transfers-only twin shows
+  // what the reductions add.
+  std::vector<StrategyRunRequest> requests;
+  for (const std::string& strategy : options.strategies) {
+    StrategyRunRequest request;
+    request.topology = options.topology;
+    request.strategy = strategy;
+    request.bytes = options.bytes;
+    request.gpus = options.gpus;
+    request.comm_only = options.comm_only;
+    request.what_if = options.what_if;
+    if (!options.trace_dir.empty()) {
+      request.trace_path = (std::filesystem::path(options.trace_dir) / (strategy + ".json")).string();
+      request.csv_path = (std::filesystem::path(options.trace_dir) / (strategy + ".csv")).string();
+    }
+    requests.push_back(request);
+    if (!options.comm_only) {
+      request.comm_only = true;
+      request.trace_path.clear();
+      request.csv_path.clear();
+      requests.push_back(request);
+    }
+  }
+  std::vector<std::function<std::string()>> jobs;
+  for (const auto& request : requests)
+    jobs.push_back([request] { return to_json(run_strategy(request)).dump(); });
+  const auto outcomes = run_in_children(jobs, options.parallel);
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    if (!outcomes[i].ok) throw InputError(requests[i].strategy + " on " + options.topology + ": " + outcomes[i].output);
+
+  struct Row {
+    StrategyRunResult result;
+    double comm_only_s = std::nan("");
+  };
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    auto result = strategy_result_from_json(nlohmann::json::parse(outcomes[i].output));
+    if (requests[i].comm_only && !options.comm_only) {
+      rows.back().comm_only_s = result.makespan_s;
+    } else {
+      rows.push_back(Row{result, std::nan("")});
+    }
+  }
+
+  const Machine machine = resolve_topology(options.topology);
+  const int gpus = rows.empty() ? 0 : rows.front().result.gpus;
+  if (options.format == "json") {
+    nlohmann::json out;
+    out["topology"] = machine.name();
+    out["bytes"] = options.bytes;
+    out["gpus"] = gpus;
+    out["comm_only"] = options.comm_only;
+    out["results"] = nlohmann::json::array();
+    for (const Row& row : rows) {
+      nlohmann::json r = to_json(row.result);
+      r.erase("wall_s");
+      if (!options.comm_only) {
+        r["comm_only_makespan_s"] = row.comm_only_s;
+        r["reductions_add_s"] = row.result.makespan_s - row.comm_only_s;
+      }
+      out["results"].push_back(r);
+    }
+    std::cout << out.dump(2) << "\n";
+  } else if (options.format == "csv") {
+    std::cout << "topology,strategy,bytes,gpus,comm_only,makespan_s,lower_bound_s,bytes_moved,busiest_link,"
+                 "busiest_link_utilization,reductions_add_s\n";
+    for (const Row& row : rows) {
+      const auto& r = row.result;
+      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << options.bytes << "," << r.gpus << ","
+                << (options.comm_only ? "true" : "false") << "," << r.makespan_s << ","
+                << (std::isfinite(r.lower_bound_s) ? std::to_string(r.lower_bound_s) : "") << "," << r.bytes_moved << ","
+                << csv_field(r.busiest_link) << "," << r.busiest_link_utilization << ","
+                << (std::isfinite(row.comm_only_s) ? std::to_string(r.makespan_s - row.comm_only_s) : "") << "\n";
+    }
+  } else {
+    std::cout << "Gradient synchronization on " << machine.name() << " (" << gpus << " GPUs), "
+              << format_bytes(options.bytes) << " per GPU"
+              << (options.comm_only ? ", transfers only (--comm-only)" : ", reductions modelled") << "\n\n";
+    std::vector<std::string> header = {"strategy", "makespan"};
+    if (!options.comm_only) header.insert(header.end(), {"transfers only", "reductions add"});
+    header.insert(header.end(), {"lower bound", "bytes moved", "busiest link", "util"});
+    TextTable table(header, {false, true, true, true, true, true, false, true});
+    if (options.comm_only) table = TextTable(header, {false, true, true, true, false, true});
+    for (const Row& row : rows) {
+      const auto& r = row.result;
+      std::vector<std::string> cells = {r.strategy, format_seconds(r.makespan_s)};
+      if (!options.comm_only)
+        cells.insert(cells.end(), {format_seconds(row.comm_only_s), "+" + format_seconds(r.makespan_s - row.comm_only_s)});
+      cells.insert(cells.end(), {std::isfinite(r.lower_bound_s) ? format_seconds(r.lower_bound_s) : "-",
+                                 format_bytes(r.bytes_moved), r.busiest_link,
+                                 fixed(100 * r.busiest_link_utilization, 1) + "%"});
+      table.add_row(cells);
+    }
+    std::cout << table.render();
+    if (!options.trace_dir.empty())
+      std::cout << "\nTraces: " << options.trace_dir << "/<strategy>.json (Perfetto, opsim-gui) and .csv\n";
+  }
+  return 0;
+}
+
+}  // namespace opsim

@@ -1,0 +1,132 @@
+// opsim: what does this op graph cost on that machine, and why?
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "experiments/cli/compare_command.hpp"
+#include "experiments/cli/sim_command.hpp"
+#include "experiments/cli/sweep_command.hpp"
+#include "experiments/cli/topology_commands.hpp"
+#include "hw_models/input_error.hpp"
+#include "hw_models/units.hpp"
+
+namespace {
+
+// Sizes on the command line: "160MB", "1GiB" or plain bytes.
+double bytes_option(const std::string& flag, const std::string& text) {
+  auto bytes = opsim::parse_bytes(text);
+  if (!bytes || !(*bytes > 0))
+    throw opsim::InputError(flag + ": cannot read '" + text + "' as a size (e.g. 160MB, 1GiB, 4096)");
+  return *bytes;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, end - start);
+    if (!item.empty()) out.push_back(item);
+    start = end + 1;
+  }
+  return out;
+}
+
+void add_what_if(CLI::App* command, opsim::WhatIf& what_if) {
+  command->add_option("--link-bandwidth-scale", what_if.link_bandwidth_scale,
+                      "Multiply every link's bandwidth (what-if)");
+  command->add_option("--set", what_if.assignments,
+                      "What-if edit NAME.FIELD=VALUE, e.g. pcie_gpu0.bandwidth=8GB/s (" +
+                          opsim::what_if_fields_help() + ")");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"opsim: what does this op graph cost on that machine, and why?\n"
+               "Simulates op graphs on SimGrid models of CPUs, GPUs, PCIe, NVLink, disks and Ethernet."};
+  app.set_version_flag("--version", "opsim 0.1.0");
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  opsim::CompareOptions compare;
+  std::string compare_bytes = "160MB", compare_strategies = "tree,cpu,split,ring";
+  auto* compare_cmd = app.add_subcommand("compare", "Compare gradient-sync strategies on a machine (the main job)");
+  compare_cmd->add_option("--topology", compare.topology, "Preset, family (nvlink-ring:8) or YAML file")
+      ->capture_default_str();
+  compare_cmd->add_option("--strategies", compare_strategies, "Comma-separated: tree,cpu,split,ring,multi-ring,ps")
+      ->capture_default_str();
+  compare_cmd->add_option("--bytes", compare_bytes, "Gradient size per GPU: 160MB, 1GiB or plain bytes")
+      ->capture_default_str();
+  compare_cmd->add_option("--gpus", compare.gpus, "Use the first N GPUs (default: all)");
+  compare_cmd->add_flag("--comm-only", compare.comm_only,
+                        "Leave out the reductions' compute time, as the book's arithmetic does");
+  compare_cmd->add_option("--format", compare.format, "table, json or csv")->capture_default_str();
+  compare_cmd->add_option("--trace-dir", compare.trace_dir, "Write <strategy>.json Chrome traces and .csv here");
+  compare_cmd->add_option("--jobs,-j", compare.parallel, "Simulations run at once")->capture_default_str();
+  add_what_if(compare_cmd, compare.what_if);
+
+  opsim::SimCommandOptions sim;
+  auto* sim_cmd = app.add_subcommand("sim", "Simulate a workload file (JSON op graph)");
+  sim_cmd->add_option("workload", sim.workload_path, "Workload file")->required();
+  sim_cmd->add_option("--topology", sim.topology, "Preset, family or YAML file (default: the workload's)");
+  sim_cmd->add_option("--trace", sim.trace_path, "Write a Chrome trace (Perfetto, opsim-gui)");
+  sim_cmd->add_option("--csv", sim.csv_path, "Write one CSV row per op");
+  sim_cmd->add_option("--dot", sim.dot_path, "Write the op graph as GraphViz DOT");
+  sim_cmd->add_option("--max-in-flight", sim.max_in_flight, "Bound on ops in flight (0: none)");
+  sim_cmd->add_option("--format", sim.format, "table or json")->capture_default_str();
+  add_what_if(sim_cmd, sim.what_if);
+
+  app.add_subcommand("topologies", "List the preset machines and parametric families");
+  auto* topology_cmd = app.add_subcommand("topology", "Check or show a machine description");
+  topology_cmd->require_subcommand(1);
+  std::string check_path, show_name;
+  topology_cmd->add_subcommand("check", "Validate a topology YAML file")
+      ->add_option("file", check_path, "Topology file")
+      ->required();
+  topology_cmd->add_subcommand("show", "Print a preset, family or file as YAML")
+      ->add_option("name", show_name, "Preset, family or file")
+      ->required();
+
+  opsim::SweepOptions sweep;
+  auto* sweep_cmd = app.add_subcommand("sweep", "Run a grid of simulations (one process each) to CSV");
+  sweep_cmd->add_option("spec", sweep.spec_path, "Sweep spec (YAML)")->required();
+  sweep_cmd->add_option("--out,-o", sweep.out_path, "CSV file (default: stdout)");
+  sweep_cmd->add_option("--jobs,-j", sweep.parallel, "Simulations run at once")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "opsim: error: %s (see opsim --help)\n", e.what());
+    return 2;
+  }
+
+  try {
+    if (compare_cmd->parsed()) {
+      compare.bytes = bytes_option("--bytes", compare_bytes);
+      compare.strategies = split_commas(compare_strategies);
+      return opsim::run_compare(compare);
+    }
+    if (sim_cmd->parsed()) return opsim::run_sim_command(sim);
+    if (app.got_subcommand("topologies")) return opsim::run_list_topologies();
+    if (topology_cmd->parsed()) {
+      if (!check_path.empty()) return opsim::run_topology_check(check_path);
+      return opsim::run_topology_show(show_name);
+    }
+    if (sweep_cmd->parsed()) return opsim::run_sweep(sweep);
+  } catch (const opsim::InputError& e) {
+    std::fprintf(stderr, "opsim: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "opsim: internal error: %s\n", e.what());
+    return 3;
+  }
+  return 0;
+}

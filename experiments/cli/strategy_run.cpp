@@ -1,0 +1,114 @@
+#include "experiments/cli/strategy_run.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "engine/chrome_trace_writer.hpp"
+#include "engine/csv_trace_writer.hpp"
+#include "engine/link_traffic.hpp"
+#include "engine/trace_recorder.hpp"
+#include "experiments/sync/sync_strategy.hpp"
+#include "hw_models/input_error.hpp"
+#include "sim/simulate.hpp"
+#include "topologies/topology_catalog.hpp"
+
+namespace opsim {
+
+namespace {
+nlohmann::json number_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+double number_or_nan(const nlohmann::json& value) {
+  return value.is_number() ? value.get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+}  // namespace
+
+nlohmann::json to_json(const StrategyRunResult& r) {
+  return {{"strategy", r.strategy},
+          {"makespan_s", r.makespan_s},
+          {"lower_bound_s", number_or_null(r.lower_bound_s)},
+          {"bytes_moved", r.bytes_moved},
+          {"busiest_link", r.busiest_link},
+          {"busiest_link_utilization", r.busiest_link_utilization},
+          {"peak_memory_bytes", r.peak_memory_bytes},
+          {"ops", r.ops},
+          {"transfers", r.transfers},
+          {"gpus", r.gpus},
+          {"trace_file", r.trace_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.trace_file)},
+          {"wall_s", r.wall_s}};
+}
+
+StrategyRunResult strategy_result_from_json(const nlohmann::json& j) {
+  StrategyRunResult r;
+  r.strategy = j.at("strategy").get<std::string>();
+  r.makespan_s = j.at("makespan_s").get<double>();
+  r.lower_bound_s = number_or_nan(j.at("lower_bound_s"));
+  r.bytes_moved = j.at("bytes_moved").get<double>();
+  r.busiest_link = j.at("busiest_link").get<std::string>();
+  r.busiest_link_utilization = j.at("busiest_link_utilization").get<double>();
+  r.peak_memory_bytes = j.at("peak_memory_bytes").get<double>();
+  r.ops = j.at("ops").get<std::size_t>();
+  r.transfers = j.at("transfers").get<std::size_t>();
+  r.gpus = j.at("gpus").get<int>();
+  if (j.at("trace_file").is_string()) r.trace_file = j.at("trace_file").get<std::string>();
+  r.wall_s = j.at("wall_s").get<double>();
+  return r;
+}
+
+StrategyRunResult run_strategy(const StrategyRunRequest& request) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const Machine machine = apply_what_if(resolve_topology(request.topology), request.what_if);
+
+  SyncOptions options;
+  options.bytes = request.bytes;
+  options.include_reductions = !request.comm_only;
+  const auto all_gpus = machine.gpus();
+  if (request.gpus < 0) throw InputError("--gpus: must be >= 2");
+  if (request.gpus > 0) {
+    if (static_cast<std::size_t>(request.gpus) > all_gpus.size())
+      throw InputError("--gpus " + std::to_string(request.gpus) + ": topology '" + machine.name() + "' has only " +
+                       std::to_string(all_gpus.size()) + " GPUs");
+    options.gpus.assign(all_gpus.begin(), all_gpus.begin() + request.gpus);
+  }
+  SyncPlan plan = make_sync_plan(request.strategy, machine, options);
+
+  StrategyRunResult result;
+  result.strategy = request.strategy;
+  result.lower_bound_s = plan.lower_bound_s;
+  result.ops = plan.graph.size();
+  result.gpus = static_cast<int>(options.gpus.empty() ? all_gpus.size() : options.gpus.size());
+
+  const bool want_trace = !request.trace_path.empty() || !request.csv_path.empty();
+  std::unique_ptr<TraceRecorder> recorder;
+  std::vector<SchedulerObserver*> observers;
+  if (want_trace) {
+    recorder = std::make_unique<TraceRecorder>(machine, plan.graph,
+                                               request.strategy + " on " + machine.name(), "sim");
+    observers.push_back(recorder.get());
+  }
+  const SimulationResult simulation = simulate(machine, plan.graph, SimulateOptions{}, observers);
+  result.makespan_s = simulation.makespan_s;
+  result.peak_memory_bytes = simulation.peak_memory_bytes;
+
+  const LinkTraffic traffic = compute_link_traffic(machine, plan.graph);
+  result.bytes_moved = traffic.bytes_moved;
+  const BusiestLink busiest = busiest_link(machine, traffic, result.makespan_s);
+  result.busiest_link = busiest.name;
+  result.busiest_link_utilization = busiest.utilization;
+  for (OpId id = 0; id < plan.graph.size(); ++id)
+    if (plan.graph.op(id).kind == OpKind::kCopy) ++result.transfers;
+
+  if (recorder) {
+    const Trace trace = recorder->finish();
+    if (!request.trace_path.empty()) {
+      write_chrome_trace(trace, request.trace_path);
+      result.trace_file = request.trace_path;
+    }
+    if (!request.csv_path.empty()) write_csv_trace(trace, request.csv_path);
+  }
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace opsim

@@ -1,0 +1,27 @@
+// Plain-text tables for the terminal: columns sized to their widest cell, numbers right-aligned.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace opsim {
+
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header, std::vector<bool> right_aligned = {});
+  void add_row(std::vector<std::string> cells);
+  std::string render() const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<bool> right_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+/// A CSV field, quoted per RFC 4180 when it holds a comma, quote or newline.
+std::string csv_field(const std::string& text);
+
+/// Display width of UTF-8 text (counts code points, not bytes).
+std::size_t display_width(const std::string& text);
+
+}  // namespace opsim

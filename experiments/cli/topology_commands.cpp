@@ -1,0 +1,40 @@
+#include "experiments/cli/topology_commands.hpp"
+
+#include <iostream>
+
+#include "experiments/cli/text_table.hpp"
+#include "hw_models/units.hpp"
+#include "topologies/topology_catalog.hpp"
+#include "topologies/topology_yaml.hpp"
+
+namespace opsim {
+
+int run_list_topologies() {
+  TextTable table({"name", "GPUs", "description"}, {false, true, false});
+  for (const TopologyInfo& info : list_topologies())
+    table.add_row({info.name, info.gpus > 0 ? std::to_string(info.gpus) : "N", info.description});
+  std::cout << table.render()
+            << "\nUse a name with --topology, or a YAML file (see topologies/README.md).\n";
+  return 0;
+}
+
+int run_topology_check(const std::string& path) {
+  const Machine machine = load_topology_file(path);
+  std::size_t gpus = 0, cpus = 0, disks = 0;
+  for (const Device& d : machine.devices()) {
+    gpus += d.kind == DeviceKind::kGpu;
+    cpus += d.kind == DeviceKind::kCpu;
+    disks += d.kind == DeviceKind::kDisk;
+  }
+  std::cout << path << ": ok: '" << machine.name() << "', " << machine.node_names().size() << " server(s), "
+            << cpus << " CPU(s), " << gpus << " GPU(s), " << disks << " disk(s), " << machine.links().size()
+            << " link(s)\n";
+  return 0;
+}
+
+int run_topology_show(const std::string& name) {
+  std::cout << dump_topology_yaml(resolve_topology(name));
+  return 0;
+}
+
+}  // namespace opsim

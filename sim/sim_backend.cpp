@@ -1,0 +1,564 @@
+#include "sim/sim_backend.hpp"
+
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "hw_models/roofline.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace opsim {
+namespace {
+
+// Compute hosts run "work" at this many units per simulated second, so that an op's work is
+// its duration × kWorkPerSecond: large enough that SimGrid's work-amount precision (1e-5)
+// is far below a nanosecond.
+constexpr double kWorkPerSecond = 1e9;
+// Makes CM02's TCP window bound (gamma / 2·latency) irrelevant; links have zero latency.
+constexpr double kHugeTcpGamma = 1e30;
+
+// Route kinds: the same (src, dst) pair routes differently for a copy and a disk op.
+enum RouteTag : std::uint8_t { kCopyRoute = 0, kDiskReadRoute = 1, kDiskWriteRoute = 2 };
+
+struct RouteEntry {
+  DeviceId dst = kNoDevice;
+  std::uint8_t tag = kCopyRoute;
+  std::uint32_t route = 0;
+};
+
+struct Route {
+  sg4::Host* source = nullptr;   // its StarZone up-route is the whole path
+  double latency_s = 0;          // sum of opsim link latencies, applied as a delay
+  double bytes_per_s = 0;        // narrowest link: the rate of a flow alone on the path
+  std::uint32_t link_begin = 0;  // its links in Impl::route_links
+  std::uint32_t link_count = 0;
+};
+
+constexpr std::uint32_t kNoSlot = UINT32_MAX;
+
+// Flows currently on one SimGrid link (one direction of an opsim link), and the flow that
+// runs there in closed form, if any.
+struct LinkState {
+  std::uint32_t flows = 0;
+  std::uint32_t closed_form = kNoSlot;
+};
+
+// What a launched op is doing; indexed by a slot number stored in the activity's data.
+enum class Phase : std::uint8_t {
+  kFree,
+  kDelayThenComm,    // a timer starts the comm
+  kDelayThenFinish,  // a timer ends the op
+  kActivity,         // a SimGrid exec or comm runs it
+  kClosedForm,       // a flow alone on its links: a timer ends it at bytes / rate
+};
+
+struct Slot {
+  sg4::ActivityPtr activity;  // kept alive until it completes
+  simgrid::kernel::timer::Timer* timer = nullptr;
+  TimeNs start_ns = 0;
+  double bytes = 0;
+  double comm_start_s = 0;  // when the flow's bytes start moving (after its delay)
+  OpId op = 0;
+  std::uint32_t route = 0;
+  Phase phase = Phase::kFree;
+  bool holds_links = false;  // counted in LinkState::flows
+};
+
+SimBackend* g_active_backend = nullptr;
+
+void* slot_to_data(std::uint32_t slot) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(slot) + 1);
+}
+
+}  // namespace
+
+struct SimBackend::Impl {
+  SimBackendOptions options;
+  std::unique_ptr<sg4::Engine> engine;
+  const Machine* machine = nullptr;
+  const OpGraph* graph = nullptr;
+  CompletionSink* sink = nullptr;
+
+  std::vector<sg4::Host*> compute_host;  // per device (CPU, GPU, disk)
+  std::vector<sg4::Host*> program_host;  // per CPU: the issuing program's thread
+  sg4::Host* sink_host = nullptr;        // destination of every comm
+  std::vector<Route> routes;
+  std::vector<std::vector<RouteEntry>> routes_from;  // per source device, few entries
+  std::vector<std::uint32_t> route_links;            // link indices of every route
+  std::vector<LinkState> links;                      // per SimGrid link we created
+
+  std::vector<Slot> slots;
+  std::vector<std::uint32_t> free_slots;
+  sg4::ActivityPtr retired;  // the last completed activity, dropped at the next safe point
+  std::size_t in_flight = 0;
+
+  std::uint32_t find_route(DeviceId src, DeviceId dst, std::uint8_t tag) const {
+    for (const RouteEntry& e : routes_from[src])
+      if (e.dst == dst && e.tag == tag) return e.route;
+    throw std::invalid_argument("SimBackend: no route prepared from '" + machine->device(src).name +
+                                "' to '" + machine->device(dst).name +
+                                "' (op added after prepare() on a large machine?)");
+  }
+
+  std::uint32_t alloc_slot() {
+    if (!free_slots.empty()) {
+      const std::uint32_t s = free_slots.back();
+      free_slots.pop_back();
+      return s;
+    }
+    slots.emplace_back();
+    return static_cast<std::uint32_t>(slots.size() - 1);
+  }
+
+  void set_timer(double date_s, std::uint32_t slot) {
+    SimBackend* backend = g_active_backend;
+    slots[slot].timer =
+        simgrid::kernel::timer::Timer::set(date_s, [backend, slot] { backend->on_timer(slot); });
+  }
+
+  void start_exec(std::uint32_t slot, sg4::Host* host, double seconds) {
+    sg4::ExecPtr exec = sg4::Exec::init();
+    exec->set_flops_amount(seconds * kWorkPerSecond);
+    exec->set_host(host);
+    exec->set_data(slot_to_data(slot));
+    Slot& s = slots[slot];
+    s.phase = Phase::kActivity;
+    s.activity = exec;
+    exec->start();
+  }
+
+  void start_comm(std::uint32_t slot) {
+    Slot& s = slots[slot];
+    const auto bytes = static_cast<std::uint64_t>(std::llround(s.bytes));
+    if (bytes == 0) {  // never a 0-byte comm: the op ends after its delay
+      finish(slot);
+      return;
+    }
+    sg4::CommPtr comm = sg4::Comm::sendto_init(routes[s.route].source, sink_host);
+    comm->set_payload_size(bytes);
+    comm->set_data(slot_to_data(slot));
+    s.phase = Phase::kActivity;
+    s.activity = comm;
+    comm->start();
+  }
+
+  // Ends `slot` after `delay_s` (never synchronously inside launch()).
+  void delay_then_finish(std::uint32_t slot, double delay_s) {
+    slots[slot].phase = Phase::kDelayThenFinish;
+    set_timer(sg4::Engine::get_clock() + std::max(delay_s, 0.0), slot);
+  }
+
+  // An op that moves bytes: a flow, or only its delay when it moves none (no 0-byte comms).
+  void start_op_flow(std::uint32_t slot, double delay_s) {
+    if (std::llround(slots[slot].bytes) <= 0)
+      delay_then_finish(slot, delay_s);
+    else
+      start_flow(slot, delay_s);
+  }
+
+  // A flow of `slots[slot].bytes` over its route after `delay_s`. Alone on all its links, its
+  // time is closed-form (bytes / narrowest bandwidth) and needs no SimGrid comm: that is
+  // what max-min sharing would give. When another flow later joins one of its links, it
+  // becomes a SimGrid comm for its remaining bytes, so SimGrid does every real sharing.
+  void start_flow(std::uint32_t slot, double delay_s) {
+    Slot& s = slots[slot];
+    s.bytes = static_cast<double>(std::llround(s.bytes));
+    const Route& r = routes[s.route];
+    const std::uint32_t* first = route_links.data() + r.link_begin;
+    const std::uint32_t* last = first + r.link_count;
+    bool alone = options.closed_form_uncontended;
+    for (const std::uint32_t* l = first; l != last && alone; ++l) alone = links[*l].flows == 0;
+    if (!alone)
+      for (const std::uint32_t* l = first; l != last; ++l)
+        if (links[*l].closed_form != kNoSlot) to_comm(links[*l].closed_form);
+    for (const std::uint32_t* l = first; l != last; ++l) {
+      ++links[*l].flows;
+      if (alone) links[*l].closed_form = slot;
+    }
+    Slot& t = slots[slot];  // to_comm() may have grown nothing, but stay safe
+    t.holds_links = true;
+    const double now_s = sg4::Engine::get_clock();
+    t.comm_start_s = now_s + delay_s;
+    if (alone) {
+      t.phase = Phase::kClosedForm;
+      set_timer(t.comm_start_s + t.bytes / r.bytes_per_s, slot);
+    } else if (delay_s > 0) {
+      t.phase = Phase::kDelayThenComm;
+      set_timer(t.comm_start_s, slot);
+    } else {
+      start_comm(slot);
+    }
+  }
+
+  // A closed-form flow gets company: hand its remaining bytes to SimGrid.
+  void to_comm(std::uint32_t slot) {
+    Slot& s = slots[slot];
+    const Route& r = routes[s.route];
+    for (std::uint32_t i = 0; i < r.link_count; ++i) {
+      LinkState& link = links[route_links[r.link_begin + i]];
+      if (link.closed_form == slot) link.closed_form = kNoSlot;
+    }
+    const double now_s = sg4::Engine::get_clock();
+    if (now_s < s.comm_start_s) {  // still in its delay: start the comm when it ends
+      s.timer->remove();
+      s.phase = Phase::kDelayThenComm;
+      set_timer(s.comm_start_s, slot);
+      return;
+    }
+    const double remaining = s.bytes - (now_s - s.comm_start_s) * r.bytes_per_s;
+    if (remaining < 1) return;  // ends now anyway: let its timer end it
+    s.timer->remove();
+    s.timer = nullptr;
+    s.bytes = remaining;
+    start_comm(slot);
+  }
+
+  void finish(std::uint32_t slot) {
+    Slot& s = slots[slot];
+    if (s.holds_links) {
+      const Route& r = routes[s.route];
+      for (std::uint32_t i = 0; i < r.link_count; ++i) {
+        LinkState& link = links[route_links[r.link_begin + i]];
+        --link.flows;
+        if (link.closed_form == slot) link.closed_form = kNoSlot;
+      }
+      s.holds_links = false;
+    }
+    s.timer = nullptr;
+    const OpId op = s.op;
+    const TimeNs start_ns = s.start_ns;
+    s.phase = Phase::kFree;
+    free_slots.push_back(slot);
+    --in_flight;
+    sink->on_op_completed(op, start_ns, seconds_to_ns(sg4::Engine::get_clock()));
+  }
+};
+
+SimBackend::SimBackend(SimBackendOptions options) : impl_(std::make_unique<Impl>()) {
+  if (sg4::Engine::has_instance() || g_active_backend != nullptr)
+    throw std::logic_error(
+        "SimBackend: SimGrid allows one Engine per process; run each simulation in its own "
+        "process (sim/isolated_run.hpp)");
+  impl_->options = std::move(options);
+  const std::string& log = impl_->options.log_control;
+  std::vector<std::string> args = {
+      "opsim",
+      "--log=" + (log.empty() ? std::string("root.thres:critical") : log),
+      // Exact max-min sharing: no TCP factors, no cross traffic, no window bound.
+      "--cfg=network/model:CM02",
+      "--cfg=network/crosstraffic:0",
+      "--cfg=network/TCP-gamma:" + std::to_string(kHugeTcpGamma),
+  };
+  for (const std::string& item : impl_->options.config) args.push_back("--cfg=" + item);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  impl_->engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  g_active_backend = this;
+  static bool connected = false;
+  if (!connected) {
+    connected = true;
+    sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
+      if (g_active_backend != nullptr) g_active_backend->on_activity_completed(activity);
+    });
+  }
+}
+
+SimBackend::~SimBackend() {
+  impl_->retired.reset();
+  impl_->slots.clear();
+  g_active_backend = nullptr;
+  // The Engine is intentionally left alive: SimGrid 3.32 cannot create a second one in the
+  // same process anyway, and tearing it down with the platform costs time at exit.
+  (void)impl_->engine.release();
+}
+
+double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId device) {
+  const Device& d = machine.device(device);
+  if (d.kind == DeviceKind::kGpu) {
+    const GpuModel& g = d.gpu;
+    const double peak = op.dtype == DataType::kF16 ? g.fp16_flops_per_s : g.fp32_flops_per_s;
+    return roofline_time_s(op.flops, op.bytes, peak, g.memory_bytes_per_s, g.launch_s,
+                           g.efficiency);
+  }
+  if (d.kind == DeviceKind::kCpu) {
+    // CPUs: one peak for every data type, no launch latency (a function call).
+    const CpuModel& c = d.cpu;
+    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s(), c.dram.bytes_per_s(), 0.0,
+                           c.efficiency);
+  }
+  throw std::invalid_argument("SimBackend: compute op placed on '" + d.name +
+                              "', which is neither a CPU nor a GPU");
+}
+
+void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const StreamTable&,
+                         CompletionSink& sink) {
+  Impl& m = *impl_;
+  m.machine = &machine;
+  m.graph = &graph;
+  m.sink = &sink;
+  const auto devices = machine.devices();
+  const std::size_t n = devices.size();
+
+  // A star zone stores one up-route and one down-route per host: linear in size, where a
+  // full zone stores n² routes. Every route gets its own source host whose up-route is the
+  // whole path, and all comms go to one sink host with an empty down-route.
+  sg4::NetZone* zone = sg4::create_star_zone("opsim");
+  m.compute_host.assign(n, nullptr);
+  m.program_host.assign(n, nullptr);
+  for (DeviceId d = 0; d < n; ++d) {
+    const Device& dev = devices[d];
+    if (dev.kind == DeviceKind::kCpu || dev.kind == DeviceKind::kGpu ||
+        dev.kind == DeviceKind::kDisk)
+      m.compute_host[d] = zone->create_host(dev.name, kWorkPerSecond)->seal();
+    if (dev.kind == DeviceKind::kCpu)
+      m.program_host[d] = zone->create_host(dev.name + "/program", kWorkPerSecond)->seal();
+  }
+  m.sink_host = zone->create_host("opsim/sink", kWorkPerSecond)->seal();
+
+  // opsim links: split duplex at bytes_per_s each way, or one shared link when half duplex.
+  m.links.clear();
+  std::vector<double> link_bytes_per_s;
+  std::unordered_map<const sg4::Link*, std::uint32_t> link_index;
+  auto index_of = [&](const sg4::Link* link) {
+    auto [it, added] = link_index.emplace(link, static_cast<std::uint32_t>(m.links.size()));
+    if (added) {
+      m.links.emplace_back();
+      link_bytes_per_s.push_back(link->get_bandwidth());
+    }
+    return it->second;
+  };
+  std::vector<sg4::Link*> up(machine.links().size());
+  std::vector<sg4::Link*> down(machine.links().size());
+  for (LinkId l = 0; l < machine.links().size(); ++l) {
+    const Link& link = machine.link(l);
+    if (link.model.full_duplex) {
+      sg4::SplitDuplexLink* sd = zone->create_split_duplex_link(link.name, link.model.bytes_per_s);
+      sd->set_latency(0)->seal();
+      up[l] = sd->get_link_up();
+      down[l] = sd->get_link_down();
+    } else {
+      sg4::Link* shared = zone->create_link(link.name, link.model.bytes_per_s);
+      shared->set_latency(0)->seal();
+      up[l] = shared;
+      down[l] = shared;
+    }
+  }
+
+  // The routes to prepare: every (tag, src, dst) the graph's copies and disk ops use, and on
+  // small machines every pair of memory devices and every disk-memory pair as well.
+  std::vector<std::uint64_t> keys;
+  std::unordered_set<std::uint64_t> seen;
+  auto want = [&](std::uint8_t tag, DeviceId src, DeviceId dst) {
+    const std::uint64_t key = (std::uint64_t{tag} << 62) | (std::uint64_t{src} << 31) | dst;
+    if (seen.insert(key).second) keys.push_back(key);
+  };
+  for (OpId id = 0; id < graph.size(); ++id) {
+    const Op& op = graph.op(id);
+    if (op.kind == OpKind::kCopy) want(kCopyRoute, op.device, op.peer);
+    if (op.kind == OpKind::kDiskRead) want(kDiskReadRoute, op.device, op.peer);
+    if (op.kind == OpKind::kDiskWrite) want(kDiskWriteRoute, op.peer, op.device);
+  }
+  std::vector<DeviceId> memories;
+  std::vector<DeviceId> disks;
+  for (DeviceId d = 0; d < n; ++d) {
+    if (devices[d].has_memory()) memories.push_back(d);
+    if (devices[d].kind == DeviceKind::kDisk) disks.push_back(d);
+  }
+  const std::size_t pairs = memories.size() * (memories.size() + 2 * disks.size());
+  const std::size_t required = keys.size();
+  if (pairs <= m.options.all_pairs_limit) {
+    for (DeviceId a : memories) {
+      for (DeviceId b : memories) want(kCopyRoute, a, b);
+      for (DeviceId disk : disks) {
+        want(kDiskReadRoute, disk, a);
+        want(kDiskWriteRoute, a, disk);
+      }
+    }
+  }
+
+  std::vector<sg4::Link*> membus(n, nullptr);
+  std::vector<sg4::SplitDuplexLink*> media(n, nullptr);
+  m.routes_from.assign(n, {});
+  m.routes.clear();
+  m.route_links.clear();
+  std::vector<sg4::LinkInRoute> path;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const auto tag = static_cast<std::uint8_t>(keys[k] >> 62);
+    const auto src = static_cast<DeviceId>((keys[k] >> 31) & 0x7fffffffu);
+    const auto dst = static_cast<DeviceId>(keys[k] & 0x7fffffffu);
+    path.clear();
+    double latency_s = 0;
+    try {
+      if (tag == kDiskReadRoute || tag == kDiskWriteRoute) {
+        const DeviceId disk = tag == kDiskReadRoute ? src : dst;
+        if (devices[disk].kind != DeviceKind::kDisk)
+          throw std::invalid_argument("SimBackend: disk op on '" + devices[disk].name +
+                                      "', which is not a disk");
+        if (media[disk] == nullptr) {
+          // UP carries reads off the media, DOWN carries writes onto it.
+          media[disk] = zone->create_split_duplex_link(devices[disk].name + "/media",
+                                                       devices[disk].disk.read_bytes_per_s);
+          media[disk]->get_link_down()->set_bandwidth(devices[disk].disk.write_bytes_per_s);
+          media[disk]->set_latency(0)->seal();
+        }
+        if (tag == kDiskReadRoute)
+          path.emplace_back(media[disk]->get_link_up(), sg4::LinkInRoute::Direction::UP);
+      }
+      if (src == dst) {
+        // A memcpy within one memory reads and writes every byte: half the bandwidth.
+        if (membus[src] == nullptr) {
+          const Device& dev = devices[src];
+          double bw = 0;
+          if (dev.kind == DeviceKind::kGpu) bw = dev.gpu.memory_bytes_per_s;
+          if (dev.kind == DeviceKind::kCpu) bw = dev.cpu.dram.bytes_per_s();
+          if (bw <= 0)
+            throw std::invalid_argument("SimBackend: copy within '" + dev.name +
+                                        "', which has no memory");
+          membus[src] = zone->create_link(dev.name + "/membus", bw / 2)->set_latency(0)->seal();
+        }
+        path.emplace_back(membus[src]);
+      } else {
+        for (const Hop& hop : machine.route(src, dst)) {
+          path.emplace_back(
+              hop.forward ? up[hop.link] : down[hop.link],
+              hop.forward ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+          latency_s += machine.link(hop.link).model.latency_s;
+        }
+      }
+      if (tag == kDiskWriteRoute)
+        path.emplace_back(media[dst]->get_link_down(), sg4::LinkInRoute::Direction::DOWN);
+    } catch (const std::invalid_argument&) {
+      if (k < required) throw;  // the graph needs it
+      continue;                 // an optional pair that has no route
+    }
+    const auto route = static_cast<std::uint32_t>(m.routes.size());
+    sg4::Host* source =
+        zone->create_host("opsim/route" + std::to_string(route), kWorkPerSecond)->seal();
+    zone->add_route(source->get_netpoint(), nullptr, nullptr, nullptr, path, false);
+    Route r{source, latency_s, std::numeric_limits<double>::infinity(),
+            static_cast<std::uint32_t>(m.route_links.size()), 0};
+    for (const sg4::LinkInRoute& hop : path) {
+      const std::uint32_t l = index_of(hop.get_link());
+      m.route_links.push_back(l);
+      r.bytes_per_s = std::min(r.bytes_per_s, link_bytes_per_s[l]);
+    }
+    r.link_count = static_cast<std::uint32_t>(m.route_links.size()) - r.link_begin;
+    m.routes.push_back(r);
+    m.routes_from[src].push_back(RouteEntry{dst, tag, route});
+  }
+  zone->seal();
+  m.engine->seal_platform();
+}
+
+void SimBackend::launch(const OpLaunch& launch) {
+  Impl& m = *impl_;
+  const Op& op = *launch.op;
+  const std::uint32_t slot = m.alloc_slot();
+  {
+    Slot& s = m.slots[slot];
+    s.op = launch.id;
+    s.start_ns = now_ns();
+    s.bytes = op.bytes;
+  }
+  ++m.in_flight;
+  switch (op.kind) {
+    case OpKind::kCompute: {
+      const double seconds = compute_time_s(*m.machine, op, launch.device);
+      if (seconds > 0)
+        m.start_exec(slot, m.compute_host[launch.device], seconds);
+      else
+        m.delay_then_finish(slot, 0);
+      break;
+    }
+    case OpKind::kHostDispatch: {
+      sg4::Host* host = m.program_host[launch.device];
+      if (host == nullptr)
+        throw std::invalid_argument("SimBackend: host dispatch on '" +
+                                    m.machine->device(launch.device).name + "', not a CPU");
+      if (op.seconds > 0)
+        m.start_exec(slot, host, op.seconds);
+      else
+        m.delay_then_finish(slot, 0);
+      break;
+    }
+    case OpKind::kCopy: {
+      const std::uint32_t route = m.find_route(op.device, op.peer, kCopyRoute);
+      m.slots[slot].route = route;
+      m.start_op_flow(slot, m.routes[route].latency_s);
+      break;
+    }
+    case OpKind::kDiskRead:
+    case OpKind::kDiskWrite: {
+      const bool write = op.kind == OpKind::kDiskWrite;
+      const std::uint32_t route = write ? m.find_route(op.peer, op.device, kDiskWriteRoute)
+                                        : m.find_route(op.device, op.peer, kDiskReadRoute);
+      const DiskModel& disk = m.machine->device(op.device).disk;
+      double access_s = disk.access_s;
+      if (op.pattern == AccessPattern::kRandom && op.block_bytes > 0)
+        access_s =
+            std::ceil(op.bytes / op.block_bytes) / (write ? disk.write_iops : disk.read_iops);
+      m.slots[slot].route = route;
+      m.start_op_flow(slot, access_s + m.routes[route].latency_s);
+      break;
+    }
+  }
+}
+
+void SimBackend::on_timer(std::uint32_t slot) {
+  Impl& m = *impl_;
+  m.retired.reset();              // safe: no activity's completion is being signalled now
+  m.slots[slot].timer = nullptr;  // SimGrid deletes a timer once it has fired
+  if (m.slots[slot].phase == Phase::kDelayThenComm)
+    m.start_comm(slot);
+  else
+    m.finish(slot);
+}
+
+void SimBackend::on_activity_completed(const sg4::Activity& activity) {
+  Impl& m = *impl_;
+  auto* data = activity.get_data<void>();
+  if (data == nullptr) return;
+  const auto slot = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data) - 1);
+  // Dropping the activity inside its own completion signal would free it while SimGrid still
+  // uses it: keep it until the next completion or timer.
+  m.retired = std::move(m.slots[slot].activity);
+  m.finish(slot);
+}
+
+void SimBackend::run_until_idle() {
+  Impl& m = *impl_;
+  if (m.in_flight == 0) return;
+  m.engine->run();
+  m.retired.reset();
+  if (m.in_flight != 0)
+    throw std::logic_error("SimBackend: SimGrid stopped with " + std::to_string(m.in_flight) +
+                           " ops still in flight");
+}
+
+TimeNs SimBackend::now_ns() const {
+  return seconds_to_ns(sg4::Engine::get_clock());
+}
+
+std::size_t SimBackend::host_count() const {
+  return impl_->engine->get_host_count();
+}
+std::size_t SimBackend::link_count() const {
+  return impl_->engine->get_link_count();
+}
+
+}  // namespace opsim

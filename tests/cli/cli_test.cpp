@@ -1,0 +1,222 @@
+// End-to-end tests of the opsim command line: the book's reference numbers, the ring
+// formula, determinism of traces, and one-line errors with exit code 2 for bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/chrome_trace_rules.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+fs::path scratch_dir() {
+  const fs::path dir = fs::temp_directory_path() / ("opsim_cli_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+CommandResult opsim(const std::string& args) {
+  const fs::path dir = scratch_dir();
+  const fs::path out = dir / "stdout", err = dir / "stderr";
+  const std::string command = std::string(OPSIM_BINARY_DIR) + "/bin/opsim " + args + " >" + out.string() +
+                              " 2>" + err.string() + " </dev/null";
+  const int status = std::system(command.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = slurp(out);
+  result.err = slurp(err);
+  return result;
+}
+
+std::string data(const char* name) { return std::string(OPSIM_SOURCE_DIR) + "/tests/cli/data/" + name; }
+
+std::map<std::string, double> makespans(const std::string& json_text) {
+  std::map<std::string, double> out;
+  for (const auto& r : nlohmann::json::parse(json_text).at("results"))
+    out[r.at("strategy").get<std::string>()] = r.at("makespan_s").get<double>();
+  return out;
+}
+
+TEST(Cli, BookServerCommOnlyGives60_80_15ms) {
+  const auto r = opsim("compare --topology pcie-switch-4gpu --bytes 160MB --strategies tree,cpu,split --comm-only --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto m = makespans(r.out);
+  EXPECT_NEAR(m.at("tree"), 0.060, 0.060 * 0.005);
+  EXPECT_NEAR(m.at("cpu"), 0.080, 0.080 * 0.005);
+  EXPECT_NEAR(m.at("split"), 0.015, 0.015 * 0.005);
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("topology"), "pcie-switch-4gpu");
+  EXPECT_DOUBLE_EQ(doc.at("bytes").get<double>(), 160e6);
+  for (const auto& result : doc.at("results")) {
+    EXPECT_GT(result.at("bytes_moved").get<double>(), 0);
+    EXPECT_FALSE(result.at("busiest_link").get<std::string>().empty());
+    EXPECT_GT(result.at("busiest_link_utilization").get<double>(), 0.2);
+    EXPECT_LE(result.at("busiest_link_utilization").get<double>(), 1.0 + 1e-9);
+  }
+}
+
+TEST(Cli, ReductionsAddTimeOnTheDeviceThatReduces) {
+  const auto r = opsim("compare --strategies tree,cpu,split,ring --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& result : nlohmann::json::parse(r.out).at("results")) {
+    SCOPED_TRACE(result.dump());
+    const double with = result.at("makespan_s").get<double>();
+    const double without = result.at("comm_only_makespan_s").get<double>();
+    EXPECT_GT(with, without * 1.001);
+    EXPECT_NEAR(result.at("reductions_add_s").get<double>(), with - without, 1e-12);
+  }
+  const auto table = opsim("compare");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("reductions add"), std::string::npos) << table.out;
+}
+
+TEST(Cli, RingMatchesClosedFormOnNvlinkRings) {
+  // 2(N-1)/N * S/B, S = 160 MB, B = 25 GB/s per direction.
+  for (int n = 2; n <= 64; n = n < 8 ? n + 1 : n * 2) {
+    SCOPED_TRACE(n);
+    const auto r = opsim("compare --topology nvlink-ring:" + std::to_string(n) +
+                         " --strategies ring --comm-only --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const double expected = 2.0 * (n - 1) / n * 160e6 / 25e9;
+    EXPECT_NEAR(makespans(r.out).at("ring"), expected, expected * 0.001);
+    const auto result = nlohmann::json::parse(r.out).at("results").at(0);
+    EXPECT_NEAR(result.at("lower_bound_s").get<double>(), expected, expected * 1e-9);
+  }
+}
+
+TEST(Cli, SweepCoversEveryRingSizeFrom2To64) {
+  const fs::path dir = scratch_dir();
+  std::ofstream spec(dir / "rings.yaml");
+  spec << "topologies: [";
+  for (int n = 2; n <= 64; ++n) spec << (n > 2 ? ", " : "") << "nvlink-ring:" << n;
+  spec << "]\nstrategies: [ring]\nbytes: [160MB]\ncomm_only: true\n";
+  spec.close();
+  const auto r = opsim("sweep " + (dir / "rings.yaml").string() + " -o " + (dir / "rings.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream csv(slurp(dir / "rings.csv"));
+  std::string line;
+  std::getline(csv, line);
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    // topology,strategy,bytes,gpus,comm_only,makespan_s,...
+    std::vector<std::string> cells;
+    std::stringstream fields(line);
+    std::string cell;
+    while (std::getline(fields, cell, ',')) cells.push_back(cell);
+    ASSERT_GE(cells.size(), 6u) << line;
+    const int n = std::stoi(cells[3]);
+    const double expected = 2.0 * (n - 1) / n * 160e6 / 25e9;
+    EXPECT_NEAR(std::stod(cells[5]), expected, expected * 0.001) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 63);
+}
+
+TEST(Cli, MultiRingBeatsSingleRingOnDgx1) {
+  const auto r = opsim("compare --topology dgx1-v100 --strategies ring,multi-ring --comm-only --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto m = makespans(r.out);
+  EXPECT_LT(m.at("multi-ring"), m.at("ring") * 0.75);
+  // The book: 8 V100 over NVLink, 160 MB: about 6 ms or less.
+  EXPECT_LT(m.at("multi-ring"), 0.0062);
+}
+
+TEST(Cli, SameInputGivesByteIdenticalTraceThatFollowsTheRules) {
+  const fs::path dir = scratch_dir();
+  for (const char* run : {"a", "b"}) {
+    const auto r = opsim("compare --strategies tree,ring --trace-dir " + (dir / run).string() + " --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  for (const char* strategy : {"tree", "ring"}) {
+    const std::string a = slurp(dir / "a" / (std::string(strategy) + ".json"));
+    const std::string b = slurp(dir / "b" / (std::string(strategy) + ".json"));
+    ASSERT_FALSE(a.empty());
+    EXPECT_EQ(a, b) << strategy;
+    const auto problems = opsim::check_chrome_trace_rules(nlohmann::json::parse(a));
+    EXPECT_TRUE(problems.empty()) << (problems.empty() ? "" : problems.front());
+    EXPECT_EQ(slurp(dir / "a" / (std::string(strategy) + ".csv")), slurp(dir / "b" / (std::string(strategy) + ".csv")));
+  }
+}
+
+TEST(Cli, SimRunsAWorkloadFileAndWritesItsTrace) {
+  const fs::path dir = scratch_dir();
+  const std::string workload = std::string(OPSIM_SOURCE_DIR) + "/experiments/workloads/load_and_multiply.json";
+  const auto r = opsim("sim " + workload + " --trace " + (dir / "w.json").string() + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_GT(doc.at("makespan_s").get<double>(), 0);
+  const auto problems = opsim::check_chrome_trace_rules(nlohmann::json::parse(slurp(dir / "w.json")));
+  EXPECT_TRUE(problems.empty()) << (problems.empty() ? "" : problems.front());
+}
+
+TEST(Cli, TopologiesListsPresetsAndFamilies) {
+  const auto r = opsim("topologies");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"desktop-1gpu", "pcie-switch-4gpu", "dgx1-v100", "cluster-2x4gpu", "cluster-2x4gpu-100gbe",
+                           "nvlink-ring:N", "pcie-switch:N", "cluster:MxG"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+struct BadInput {
+  std::string args;
+  std::string expected;  // part of the one-line message
+};
+
+TEST(Cli, BadInputGivesOneLineErrorAndExitCode2) {
+  const std::vector<BadInput> cases = {
+      {"compare --bytes lots", "--bytes: cannot read 'lots' as a size"},
+      {"compare --bytes -5MB", "--bytes"},
+      {"compare --strategies tree,bogus", "unknown strategy 'bogus'"},
+      {"compare --topology no-such-machine", "no-such-machine"},
+      {"compare --topology nvlink-ring:1", "nvlink-ring:1"},
+      {"compare --gpus 1", "--gpus"},
+      {"compare --gpus 99", "--gpus 99: topology 'pcie-switch-4gpu' has only 4 GPUs"},
+      {"compare --format xml", "--format: 'xml' is not one of table, json, csv"},
+      {"compare --set gpu9.flops=1TFLOPS", "no device or link named 'gpu9'"},
+      {"compare --set gpu0.warp_drive=1", "a gpu has no field 'warp_drive'"},
+      {"compare --link-bandwidth-scale 0", "--link-bandwidth-scale"},
+      {"compare --strategies ps", "ps"},
+      {"compare --frobnicate", "frobnicate"},
+      {"teleport", "teleport"},
+      {"sim /nonexistent/workload.json --topology pcie-switch-4gpu", "/nonexistent/workload.json: cannot open"},
+      {"sim " + data("syntax_error.json"), "syntax_error.json:3:"},
+      {"sim " + data("unknown_device.json"), "unknown device 'gpu7'"},
+      {"sim " + data("cycle.json"), "dependency cycle: 'a' -> 'b' -> 'c' -> 'a'"},
+      {"topology check " + data("bad_key.yaml"), "bad_key.yaml:4:"},
+      {"topology check " + data("unknown_link_end.yaml"), "unknown_link_end.yaml:6:"},
+      {"topology check /nonexistent/machine.yaml", "/nonexistent/machine.yaml"},
+      {"sweep " + data("bad_sweep.yaml"), "bad_sweep.yaml:4:1: unknown key 'repeat'"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const auto r = opsim(c.args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("opsim: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(c.expected), std::string::npos) << r.err;
+    ASSERT_FALSE(r.err.empty());
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+}  // namespace

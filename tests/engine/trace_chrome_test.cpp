@@ -1,0 +1,272 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "engine/chrome_trace_reader.hpp"
+#include "engine/chrome_trace_rules.hpp"
+#include "engine/chrome_trace_writer.hpp"
+#include "hw_models/input_error.hpp"
+#include "trace_test_support.hpp"
+
+namespace opsim {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string to_chrome(const Trace& trace) {
+  std::ostringstream out;
+  write_chrome_trace(trace, out);
+  return out.str();
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+fs::path scratch_dir(const std::string& name) {
+  const fs::path dir = fs::path(OPSIM_BINARY_DIR) / "test_scratch" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string error_of(const fs::path& path) {
+  try {
+    read_chrome_trace(path.string());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ChromeTrace, PartitionIntoSubLanesIsGreedyAndMinimal) {
+  using I = std::pair<TimeNs, TimeNs>;
+  EXPECT_EQ(partition_into_sub_lanes({I{0, 10}, I{5, 15}, I{8, 20}, I{10, 12}, I{15, 16}}),
+            (std::vector<std::uint32_t>{0, 1, 2, 0, 0}));  // at 15 both 0 and 1 are free
+  // Touching spans share a sub-lane; input order does not matter, only times.
+  EXPECT_EQ(partition_into_sub_lanes({I{10, 20}, I{0, 10}, I{20, 20}}),
+            (std::vector<std::uint32_t>{0, 0, 0}));
+  EXPECT_TRUE(partition_into_sub_lanes({}).empty());
+}
+
+TEST(ChromeTrace, WrittenTraceFollowsTheRules) {
+  const Trace trace = test::hand_made_trace();
+  const json doc = json::parse(to_chrome(trace));
+  EXPECT_EQ(check_chrome_trace_rules(doc), std::vector<std::string>{});
+
+  // Processes: server "rig" then "links", with sort indices.
+  std::map<int, std::string> processes;
+  std::map<std::pair<int, int>, std::string> threads;
+  std::map<std::string, std::set<int>> tids_of_span_name;
+  int flows_s = 0, flows_f = 0, counters = 0;
+  for (const json& e : doc["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "M" && e["name"] == "process_name") processes[e["pid"]] = e["args"]["name"];
+    if (ph == "M" && e["name"] == "thread_name") threads[{e["pid"], e["tid"]}] = e["args"]["name"];
+    if (ph == "X" && e["cat"] == "link") tids_of_span_name["link"].insert(e["tid"].get<int>());
+    if (ph == "s") ++flows_s;
+    if (ph == "f") {
+      ++flows_f;
+      EXPECT_EQ(e["bp"], "e");
+    }
+    if (ph == "C") ++counters;
+  }
+  EXPECT_EQ(processes, (std::map<int, std::string>{{1, "rig"}, {2, "links"}}));
+  // The eth0 lane carries three concurrent transfers: three tids, named after the lane.
+  std::vector<std::string> eth_threads;
+  for (const auto& [key, name] : threads) {
+    if (name.rfind("eth0", 0) == 0) {
+      EXPECT_EQ(key.first, 2);
+      eth_threads.push_back(name);
+    }
+  }
+  EXPECT_EQ(eth_threads, (std::vector<std::string>{"eth0 cpu0\u2192cpu1", "eth0 cpu0\u2192cpu1 #2",
+                                                   "eth0 cpu0\u2192cpu1 #3"}));
+  EXPECT_EQ(tids_of_span_name["link"].size(), 4u);  // 1 on pcie_gpu0 + 3 on eth0
+  // cpu0/memcpy0 also carries three overlapping ops (as a real run may): three tids.
+  EXPECT_EQ(threads.size(), 1u + 1u + 3u + 1u + 3u);
+  EXPECT_EQ(flows_s, 4);
+  EXPECT_EQ(flows_f, 4);
+  EXPECT_EQ(counters, 3 + 2 + 2);
+
+  // Op spans: ts/dur in microseconds, args carry the op.
+  const json& gemm = doc["traceEvents"][2 * 2 + 2 * 9];  // after 2 processes × 2, 9 threads × 2
+  ASSERT_EQ(gemm["ph"], "X");
+  EXPECT_EQ(gemm["name"], "gemm, \"big\"\n");
+  EXPECT_EQ(gemm["ts"], 0.0);
+  EXPECT_EQ(gemm["dur"], 60000.0);
+  EXPECT_EQ(gemm["args"]["class"], "gemm");
+  EXPECT_EQ(gemm["args"]["device"], "gpu0");
+  EXPECT_EQ(gemm["args"]["flops"], 2e12);
+  EXPECT_EQ(gemm["args"]["bytes"], 1.5e9);
+  EXPECT_EQ(gemm["args"]["start_ns"], 0);
+  EXPECT_EQ(gemm["args"]["end_ns"], 60'000'000);
+  EXPECT_EQ(doc["otherData"]["opsim"]["title"], trace.title);
+  EXPECT_EQ(doc["otherData"]["opsim"]["lanes"][4]["capacity_bytes_per_s"], 12.5e9);
+}
+
+TEST(ChromeTrace, NanosecondTimesKeepFractionalMicroseconds) {
+  Trace t = test::hand_made_trace();
+  t.ops[4].end_ns = 18 * test::kMs + 1;  // already so: 18000.001 us
+  const json doc = json::parse(to_chrome(t));
+  bool found = false;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "op" && e["name"] == "send2") {
+      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 12000.0);
+      EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 6000.001);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(ChromeTrace, RuleCheckerCatchesBrokenTraces) {
+  json doc = json::parse(R"({"traceEvents":[
+    {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"a"}},
+    {"ph":"X","name":"x","pid":1,"tid":1,"ts":0,"dur":10},
+    {"ph":"X","name":"y","pid":1,"tid":1,"ts":5,"dur":10},
+    {"ph":"X","name":"z","pid":1,"tid":2,"ts":0,"dur":1},
+    {"ph":"X","name":"w","pid":"1","tid":1,"ts":-1,"dur":1},
+    {"ph":"s","name":"f","id":7,"pid":1,"tid":1,"ts":1},
+    {"ph":"X","name":"b","pid":1,"tid":1,"ts":20,"dur":1,"bind_id":"0x1","flow_out":true}
+  ]})");
+  const std::vector<std::string> problems = check_chrome_trace_rules(doc);
+  auto has = [&](const std::string& needle) {
+    for (const std::string& p : problems) {
+      if (p.find(needle) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("events 1 and 2: X events overlap on pid 1 tid 1"))
+      << ::testing::PrintToString(problems);
+  EXPECT_TRUE(has("pid 1 tid 2 has no thread_name"));
+  EXPECT_TRUE(has("event 4 (ph X): pid and tid must be integers"));
+  EXPECT_TRUE(has("event 4 (ph X): ts must be a number >= 0"));
+  EXPECT_TRUE(has("flow id 7: 1 start(s), 0 end(s)"));
+  EXPECT_TRUE(has("bind_id 0x1: needs a flow_out and a flow_in event"));
+  EXPECT_EQ(problems.size(), 6u);
+  EXPECT_EQ(check_chrome_trace_rules(json::parse("{}")),
+            std::vector<std::string>{"no traceEvents array"});
+}
+
+TEST(ChromeTrace, SameTraceGivesByteIdenticalFiles) {
+  const fs::path dir = scratch_dir("chrome_identical");
+  const Trace trace = test::hand_made_trace();
+  write_chrome_trace(trace, dir / "a.json");
+  write_chrome_trace(trace, dir / "b.json");
+  const std::string a = slurp(dir / "a.json");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, slurp(dir / "b.json"));
+  EXPECT_EQ(a, to_chrome(test::hand_made_trace()));
+  // Only the two files: no temporaries left behind.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
+}
+
+TEST(ChromeTrace, ReadBackGivesTheSameTrace) {
+  const fs::path dir = scratch_dir("chrome_round_trip");
+  Trace trace = test::hand_made_trace();
+  trace.ops[2].start_ns = 123'456'789'012'345;  // ~1.4 days: still exact in microseconds
+  trace.ops[2].end_ns = 123'456'789'012'346;
+  trace.link_spans[1].start_ns = trace.ops[2].start_ns;
+  trace.link_spans[1].end_ns = trace.ops[2].end_ns;
+  trace.counters[0].samples.push_back({123'456'789'012'347, 1.0 / 3.0});
+  trace.lanes.push_back({"idle lane", "server9", "gpu9", LaneKind::kHost, 0});  // no spans
+  write_chrome_trace(trace, dir / "t.json");
+  const Trace back = read_chrome_trace((dir / "t.json").string());
+  EXPECT_TRUE(back == trace);
+  EXPECT_EQ(back.ops, trace.ops);
+  EXPECT_EQ(back.link_spans, trace.link_spans);
+  EXPECT_EQ(back.dependencies, trace.dependencies);
+  EXPECT_EQ(back.counters, trace.counters);
+  EXPECT_EQ(back.lanes, trace.lanes);
+  // And writing what was read gives the same bytes.
+  write_chrome_trace(back, dir / "again.json");
+  EXPECT_EQ(slurp(dir / "t.json"), slurp(dir / "again.json"));
+}
+
+TEST(ChromeTrace, EmptyTraceRoundTrips) {
+  const fs::path dir = scratch_dir("chrome_empty");
+  Trace trace;
+  write_chrome_trace(trace, dir / "e.json");
+  EXPECT_TRUE(read_chrome_trace((dir / "e.json").string()) == trace);
+  EXPECT_TRUE(check_chrome_trace_rules(json::parse(slurp(dir / "e.json"))).empty());
+}
+
+TEST(ChromeTrace, ReaderRejectsGarbageWithPlace) {
+  const fs::path dir = scratch_dir("chrome_garbage");
+  write_text(dir / "garbage.json", "{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n]}");
+  const std::string message = error_of(dir / "garbage.json");
+  EXPECT_EQ(message.rfind((dir / "garbage.json").string() + ":2:", 0), 0u) << message;
+  EXPECT_NE(message.find("invalid JSON (byte"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+
+  write_text(dir / "empty.json", "");
+  EXPECT_NE(error_of(dir / "empty.json").find("invalid JSON"), std::string::npos);
+  EXPECT_NE(error_of(dir / "missing.json").find("missing.json: cannot open trace file"),
+            std::string::npos);
+}
+
+TEST(ChromeTrace, ReaderRejectsOtherTools) {
+  const fs::path dir = scratch_dir("chrome_foreign");
+  write_text(dir / "chrome.json",
+             R"({"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":0,"dur":1}]})");
+  EXPECT_EQ(
+      error_of(dir / "chrome.json"),
+      (dir / "chrome.json").string() + ": top level: not an opsim trace (no otherData.opsim)");
+  write_text(dir / "array.json", "[1, 2]");
+  EXPECT_NE(error_of(dir / "array.json").find("not a Chrome trace object"), std::string::npos);
+}
+
+TEST(ChromeTrace, ReaderRejectsDamagedOpsimFiles) {
+  const fs::path dir = scratch_dir("chrome_damaged");
+  json doc = json::parse(to_chrome(test::hand_made_trace()));
+
+  json no_op = doc;
+  auto& events = no_op["traceEvents"];
+  for (auto it = events.begin(); it != events.end(); ++it) {
+    if ((*it)["ph"] == "X" && (*it)["cat"] == "op" && (*it)["args"]["op"] == 3) {
+      events.erase(it);
+      break;
+    }
+  }
+  write_text(dir / "no_op.json", no_op.dump());
+  EXPECT_NE(error_of(dir / "no_op.json").find("op 3 has no \"X\" event"), std::string::npos);
+
+  json bad_lane = doc;
+  for (json& e : bad_lane["traceEvents"]) {
+    if (e["ph"] == "X") {
+      e["args"]["lane"] = 99;
+      break;
+    }
+  }
+  write_text(dir / "bad_lane.json", bad_lane.dump());
+  EXPECT_NE(error_of(dir / "bad_lane.json").find("\"lane\" = 99 is out of range [0, 5)"),
+            std::string::npos)
+      << error_of(dir / "bad_lane.json");
+
+  json version = doc;
+  version["otherData"]["opsim"]["version"] = 2;
+  write_text(dir / "version.json", version.dump());
+  EXPECT_NE(error_of(dir / "version.json").find("unsupported version 2"), std::string::npos);
+
+  const std::string text = to_chrome(test::hand_made_trace());
+  write_text(dir / "truncated.json", text.substr(0, text.size() / 2));
+  EXPECT_NE(error_of(dir / "truncated.json").find("invalid JSON"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace opsim
