@@ -6,16 +6,20 @@
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
+#include <QTemporaryDir>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <vector>
 
+#include "engine/chrome_trace_writer.hpp"
 #include "gui/comparison_render.hpp"
 #include "gui/timeline_model.hpp"
 #include "gui/timeline_painter.hpp"
+#include "gui/trace_loader.hpp"
 
 namespace {
 
@@ -110,6 +114,27 @@ int main(int argc, char** argv) {
   std::printf(
       "  load (timeline model build: index, sort, rows, critical path of %zu ops): %.1f ms\n",
       model.critical_path().size(), model_ms);
+
+  // Opening a file: read the Chrome JSON opsim writes, then build the model.
+  double open_ms = -1;
+  if (opsim::gui::can_read_trace_files()) {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("big.json")).toStdString();
+    t0 = Clock::now();
+    opsim::write_chrome_trace(*trace, std::filesystem::path(path));
+    const double write_ms = ms_since(t0);
+    const auto bytes = std::filesystem::file_size(path);
+    t0 = Clock::now();
+    auto loaded = opsim::gui::load_trace_file(path);
+    const double read_ms = ms_since(t0);
+    t0 = Clock::now();
+    const opsim::gui::TimelineModel reloaded(std::move(loaded));
+    open_ms = read_ms + ms_since(t0);
+    std::printf(
+        "  open file (%.0f MB Chrome JSON, written in %.0f ms): read %.1f ms + model %.1f ms = "
+        "%.1f ms\n",
+        static_cast<double>(bytes) / 1e6, write_ms, read_ms, open_ms - read_ms, open_ms);
+  }
 
   const QSize size(1920, 1080);
   const opsim::gui::TimelineStyle style;

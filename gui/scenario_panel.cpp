@@ -15,11 +15,16 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "topologies/topology_catalog.hpp"
+
 namespace opsim::gui {
 
 QStringList topology_presets() {
-  return {QStringLiteral("pcie-switch-4gpu"), QStringLiteral("dgx1-v100-8gpu"),
-          QStringLiteral("nvlink-ring-8gpu"), QStringLiteral("two-servers-ethernet")};
+  QStringList names;
+  for (const TopologyInfo& t : list_topologies()) {
+    names << QString::fromStdString(t.family ? t.example : t.name);
+  }
+  return names;
 }
 
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
@@ -30,7 +35,11 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout(machine);
   topology_ = new QComboBox(machine);
   topology_->setEditable(true);
-  topology_->addItems(topology_presets());
+  for (const TopologyInfo& t : list_topologies()) {
+    topology_->addItem(QString::fromStdString(t.family ? t.example : t.name));
+    topology_->setItemData(topology_->count() - 1, QString::fromStdString(t.description),
+                           Qt::ToolTipRole);
+  }
   topology_->setToolTip(tr("A preset name, or a topology file (Browse…)"));
   auto* browse = new QPushButton(tr("…"), machine);
   browse->setFixedWidth(28);

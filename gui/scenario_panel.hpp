@@ -42,7 +42,8 @@ class ScenarioPanel : public QWidget {
   bool loading_ = false;
 };
 
-/// Topology presets offered in the list (the CLI also accepts a topology file).
+/// Topology presets and family examples offered in the list, from the topology catalog (the
+/// CLI also accepts a topology file).
 QStringList topology_presets();
 
 }  // namespace opsim::gui

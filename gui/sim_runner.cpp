@@ -2,7 +2,9 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QTemporaryDir>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "gui/trace_loader.hpp"
 
@@ -15,6 +17,7 @@ SimRunner::~SimRunner() {
 }
 
 void SimRunner::cancel() {
+  ++generation_;  // a result still being read in the background is dropped
   if (process_ == nullptr) return;
   QProcess* old = process_;
   process_ = nullptr;
@@ -79,22 +82,33 @@ void SimRunner::on_finished(int exit_code, QProcess::ExitStatus status) {
     return;
   }
   if (!err.isEmpty()) result.warnings << err;
-  const QDir dir(trace_dir_->path());
-  for (const SummaryRow& row : result.summary.rows) {
-    std::shared_ptr<const Trace> trace;
-    if (!row.trace_file.empty() && can_read_trace_files()) {
-      const QString file = dir.absoluteFilePath(QString::fromStdString(row.trace_file));
-      try {
-        auto t = load_trace_file(file.toStdString());
-        if (t->title.empty()) t->title = row.name;
-        trace = std::move(t);
-      } catch (const std::exception& e) {
-        result.warnings << QString::fromStdString(e.what());
+  // Reading traces can take a while for big runs: do it on a worker thread, and drop the
+  // result if a newer run has started meanwhile.
+  const int generation = ++generation_;
+  auto dir = trace_dir_;
+  auto* watcher = new QFutureWatcher<RunResult>(this);
+  connect(watcher, &QFutureWatcher<RunResult>::finished, this, [this, watcher, generation] {
+    watcher->deleteLater();
+    if (generation == generation_ && process_ == nullptr) emit finished(watcher->result());
+  });
+  watcher->setFuture(QtConcurrent::run([result = std::move(result), dir]() mutable {
+    const QDir trace_dir(dir->path());
+    for (const SummaryRow& row : result.summary.rows) {
+      std::shared_ptr<const Trace> trace;
+      if (!row.trace_file.empty() && can_read_trace_files()) {
+        const QString file = trace_dir.absoluteFilePath(QString::fromStdString(row.trace_file));
+        try {
+          auto t = load_trace_file(file.toStdString());
+          if (t->title.empty()) t->title = row.name;
+          trace = std::move(t);
+        } catch (const std::exception& e) {
+          result.warnings << QString::fromStdString(e.what());
+        }
       }
+      result.traces.push_back(std::move(trace));
     }
-    result.traces.push_back(std::move(trace));
-  }
-  emit finished(result);
+    return result;
+  }));
 }
 
 }  // namespace opsim::gui

@@ -37,6 +37,7 @@ class SimRunner : public QObject {
   void run(const Scenario& scenario, QString cli = {});
   /// Kills the run in flight, if any; it will not report.
   void cancel();
+  /// True while the CLI runs (trace reading afterwards happens on a worker thread).
   bool running() const { return process_ != nullptr; }
   /// Seconds since the current run started.
   double elapsed_s() const { return clock_.isValid() ? clock_.elapsed() / 1e3 : 0; }
@@ -53,6 +54,7 @@ class SimRunner : public QObject {
   std::shared_ptr<QTemporaryDir> trace_dir_;
   Scenario scenario_;
   QElapsedTimer clock_;
+  int generation_ = 0;  ///< bumped by every run and cancel; stale trace reads are dropped
 };
 
 }  // namespace opsim::gui

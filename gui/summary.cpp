@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine/run_summary.hpp"
 #include "hw_models/input_error.hpp"
 
 namespace opsim::gui {
@@ -62,45 +63,15 @@ CompareOutput parse_compare_json(const std::string& json_text) {
 }
 
 SummaryRow summarize_trace(const Trace& trace) {
+  // The engine's run summary, so that opened files and the CLI agree on every number.
+  const RunSummary run = summarize_run(trace);
   SummaryRow row;
   row.name = trace.title;
-  const TimeNs makespan_ns = trace.makespan_ns();
-  row.makespan_s = ns_to_seconds(makespan_ns);
-  for (const TraceOp& op : trace.ops) {
-    if (!op.peer.empty()) row.bytes_moved += op.bytes;
-  }
-  std::vector<double> link_bytes(trace.lanes.size(), 0);
-  std::vector<TimeNs> link_busy(trace.lanes.size(), 0);
-  for (const TraceSpan& s : trace.link_spans) {
-    if (s.lane >= trace.lanes.size() || s.op >= trace.ops.size()) continue;
-    link_bytes[s.lane] += trace.ops[s.op].bytes;
-    link_busy[s.lane] += s.end_ns - s.start_ns;
-  }
-  // Per link name, the busier direction counts.
-  std::map<std::string, double> util_by_link;
-  for (std::uint32_t l = 0; l < trace.lanes.size(); ++l) {
-    const TraceLane& lane = trace.lanes[l];
-    if (lane.kind != LaneKind::kLink || makespan_ns <= 0) continue;
-    const double util = lane.capacity_bytes_per_s > 0
-                            ? link_bytes[l] / (lane.capacity_bytes_per_s * row.makespan_s)
-                            : static_cast<double>(link_busy[l]) / static_cast<double>(makespan_ns);
-    double& best = util_by_link[lane.device.empty() ? lane.name : lane.device];
-    best = std::max(best, std::min(util, 1.0));
-  }
-  for (const auto& [name, util] : util_by_link) {
-    if (util > row.busiest_link_utilization) {
-      row.busiest_link = name;
-      row.busiest_link_utilization = util;
-    }
-  }
-  for (const TraceCounter& c : trace.counters) {
-    if (c.unit != "bytes" || c.name.rfind("memory", 0) != 0) continue;
-    for (const TraceCounterSample& s : c.samples) {
-      if (std::isnan(row.peak_memory_bytes) || s.value > row.peak_memory_bytes) {
-        row.peak_memory_bytes = s.value;
-      }
-    }
-  }
+  row.makespan_s = run.makespan_s;
+  row.bytes_moved = run.bytes_moved;
+  row.busiest_link = run.busiest_link;
+  row.busiest_link_utilization = run.busiest_link_utilization;
+  if (!run.peak_memory.empty()) row.peak_memory_bytes = run.peak_memory_bytes_total;
   return row;
 }
 

@@ -31,9 +31,8 @@ struct CompareOutput {
 /// one-line message ("compare output: ...") when it is not that shape.
 CompareOutput parse_compare_json(const std::string& json_text);
 
-/// Summary of a trace that came without one: makespan, bytes moved by copies, busiest link
-/// (bytes over capacity x makespan; busy fraction without a capacity) and peak memory from
-/// "memory ..." counters.
+/// Summary of a trace that came without one (engine/run_summary): makespan, bytes moved,
+/// busiest link direction (bytes over capacity x makespan), peak memory summed over devices.
 SummaryRow summarize_trace(const Trace& trace);
 
 }  // namespace opsim::gui

@@ -7,8 +7,12 @@
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTemporaryDir>
+#include <filesystem>
 
+#include "engine/chrome_trace_writer.hpp"
 #include "gui/timeline_view.hpp"
+#include "gui/trace_loader.hpp"
 #include "test_traces.hpp"
 
 namespace opsim::gui {
@@ -134,6 +138,35 @@ TEST(MainWindowEndToEnd, DefaultScenarioShowsTheBooksNumbers) {
   EXPECT_EQ(m.index(1, SummaryModel::kMakespan).data().toString(), "80.000 ms");
   EXPECT_EQ(m.index(2, SummaryModel::kMakespan).data().toString(), "15.000 ms");
   ASSERT_TRUE(w.grab().save(screenshot_path("e2e_default_scenario.png")));
+}
+
+}  // namespace
+}  // namespace opsim::gui
+
+namespace opsim::gui {
+namespace {
+
+// Files opsim wrote: the engine's Chrome writer, then File > Open through the reader glue.
+TEST(MainWindow, OpensChromeTracesAndComparesThemOnOneAxis) {
+  if (!can_read_trace_files()) GTEST_SKIP() << "this build has no engine/chrome_trace_reader";
+  QTemporaryDir dir;
+  const QString a = dir.filePath(QStringLiteral("tree.json"));
+  const QString b = dir.filePath(QStringLiteral("tree-again.json"));
+  write_chrome_trace(*testing::tree_trace(), std::filesystem::path(a.toStdString()));
+  write_chrome_trace(*testing::tree_trace(), std::filesystem::path(b.toStdString()));
+  MainWindow w(MainWindow::Options{false, {}});
+  w.resize(1500, 950);
+  w.show();
+  const QStringList errors = w.open_traces({a, b, dir.filePath(QStringLiteral("missing.json"))});
+  ASSERT_EQ(errors.size(), 1);
+  EXPECT_TRUE(errors[0].contains("missing.json")) << errors[0].toStdString();
+  settle();
+  ASSERT_EQ(w.trace_set().panes().size(), 2u);
+  ASSERT_EQ(w.summary_model().rowCount(), 2);
+  EXPECT_EQ(w.summary_model().index(1, SummaryModel::kName).data().toString(), "tree-again.json");
+  EXPECT_EQ(w.summary_model().index(0, SummaryModel::kMakespan).data().toString(), "62.000 ms");
+  EXPECT_EQ(w.trace_set().panes()[0].model->end_ns(), 62000000);
+  ASSERT_TRUE(w.grab().save(screenshot_path("window_opened_files.png")));
 }
 
 }  // namespace

@@ -48,7 +48,11 @@ std::shared_ptr<Trace> tree_trace() {
   }
   // A dispatch on the host before everything, not on the critical path.
   t->ops.push_back({"launch", "dispatch", "cpu0", "", 0, 0, 12, 0, kMs / 10});
-  TraceCounter mem{"memory gpu0", "bytes", {{0, 160e6}, {30 * kMs, 640e6}, {32 * kMs, 160e6}}};
+  TraceCounter mem{"memory gpu0",
+                   "bytes",
+                   {{0, 160e6}, {30 * kMs, 640e6}, {32 * kMs, 160e6}},
+                   "server0",
+                   "gpu0"};
   t->counters.push_back(mem);
   return t;
 }
