@@ -130,6 +130,8 @@ int main(int argc, char** argv) {
     t0 = Clock::now();
     const opsim::gui::TimelineModel reloaded(std::move(loaded));
     open_ms = read_ms + ms_since(t0);
+    std::printf("  reloaded: %zu spans, %zu lanes, %zu dependencies\n", reloaded.span_count(),
+                reloaded.trace().lanes.size(), reloaded.trace().dependencies.size());
     std::printf(
         "  open file (%.0f MB Chrome JSON, written in %.0f ms): read %.1f ms + model %.1f ms = "
         "%.1f ms\n",
@@ -195,8 +197,13 @@ int main(int argc, char** argv) {
     std::printf("    %-18s %7.2f ms  [%6.2f]\n", "pan at 1%", median(times),
                 *std::max_element(times.begin(), times.end()));
   }
+  // The GUI's own part of opening is the model build; reading the JSON is the engine's reader.
   std::printf(
-      "  budget: paint <= 16 ms (worst median %.2f ms: %s), open <= 2000 ms (%.1f ms: %s)\n",
+      "  budget: paint <= 16 ms (worst median %.2f ms: %s); open <= 2000 ms: model build %.1f ms "
+      "(%s)",
       worst_median, worst_median <= 16 ? "ok" : "OVER", model_ms, model_ms <= 2000 ? "ok" : "OVER");
+  if (open_ms >= 0)
+    std::printf(", whole file open %.1f ms (%s)", open_ms, open_ms <= 2000 ? "ok" : "OVER");
+  std::printf("\n");
   return 0;
 }
