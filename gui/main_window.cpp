@@ -63,6 +63,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
   });
   connect(&runner_, &SimRunner::finished, this, &MainWindow::show_result);
   connect(&runner_, &SimRunner::failed, this, &MainWindow::on_run_failed);
+  connect(&runner_, &SimRunner::progress, this, [this](int done, int total) {
+    progress_->setRange(0, total);
+    progress_->setValue(done);
+  });
   connect(&state_, &ViewState::selected_op_changed, this, &MainWindow::update_details);
   connect(&state_, &ViewState::selection_changed, this, &MainWindow::update_range);
   connect(&traces_, &TraceSet::changed, this, [this] {
@@ -218,6 +222,7 @@ void MainWindow::build_ui() {
 
 void MainWindow::set_status(const QString& text, bool busy) {
   status_->setText(text);
+  if (busy) progress_->setRange(0, 0);  // indeterminate until the CLI reports a count
   progress_->setVisible(busy);
   if (busy) {
     progress_timer_->start();

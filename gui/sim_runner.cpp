@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -48,7 +49,19 @@ void SimRunner::run(const Scenario& scenario, QString cli) {
   }
   process_ = new QProcess(this);
   const QStringList args = compare_arguments(scenario, trace_dir_->path());
+  stderr_.clear();
   connect(process_, &QProcess::finished, this, &SimRunner::on_finished);
+  connect(process_, &QProcess::readyReadStandardError, this, [this] {
+    if (process_ == nullptr) return;
+    const QByteArray chunk = process_->readAllStandardError();
+    stderr_ += chunk;
+    static const QRegularExpression kCount(QStringLiteral("(\\d+)/(\\d+)"));
+    QRegularExpressionMatch last;
+    for (auto it = kCount.globalMatch(QString::fromUtf8(chunk)); it.hasNext();) last = it.next();
+    if (last.hasMatch() && last.captured(2).toInt() > 0) {
+      emit progress(last.captured(1).toInt(), last.captured(2).toInt());
+    }
+  });
   connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
     if (e != QProcess::FailedToStart || process_ == nullptr) return;
     const QString msg = process_->errorString();
@@ -66,7 +79,8 @@ void SimRunner::on_finished(int exit_code, QProcess::ExitStatus status) {
   if (p == nullptr) return;
   process_ = nullptr;
   p->deleteLater();
-  const QString err = QString::fromUtf8(p->readAllStandardError()).trimmed();
+  stderr_ += p->readAllStandardError();
+  const QString err = QString::fromUtf8(stderr_).trimmed();
   if (status != QProcess::NormalExit || exit_code != 0) {
     emit failed(err.isEmpty() ? tr("opsim exited with code %1").arg(exit_code)
                               : err.section(QLatin1Char('\n'), -1));

@@ -46,6 +46,8 @@ class SimRunner : public QObject {
   void started(const QString& command_line);
   void finished(const opsim::gui::RunResult& result);
   void failed(const QString& message);
+  /// Parsed from the CLI's progress lines on stderr ("12/40 sims"), when it prints them.
+  void progress(int done, int total);
 
  private:
   void on_finished(int exit_code, QProcess::ExitStatus status);
@@ -54,7 +56,10 @@ class SimRunner : public QObject {
   std::shared_ptr<QTemporaryDir> trace_dir_;
   Scenario scenario_;
   QElapsedTimer clock_;
+  QByteArray stderr_;   ///< the current run's stderr so far
   int generation_ = 0;  ///< bumped by every run and cancel; stale trace reads are dropped
 };
 
 }  // namespace opsim::gui
+
+Q_DECLARE_METATYPE(opsim::gui::RunResult)

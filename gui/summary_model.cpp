@@ -1,5 +1,7 @@
 #include "gui/summary_model.hpp"
 
+#include <QFont>
+#include <algorithm>
 #include <cmath>
 
 #include "hw_models/units.hpp"
@@ -34,6 +36,17 @@ QVariant SummaryModel::data(const QModelIndex& index, int role) const {
     return index.column() == kName || index.column() == kBusiestLink
                ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role == Qt::FontRole && rows_.size() > 1) {
+    // The fastest strategy reads bold: the answer to "which one wins?" at a glance.
+    double best = r.makespan_s;
+    for (const SummaryRow& other : rows_) best = std::min(best, other.makespan_s);
+    if (r.makespan_s == best) {
+      QFont f;
+      f.setBold(true);
+      return f;
+    }
+    return {};
   }
   if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
     switch (index.column()) {
