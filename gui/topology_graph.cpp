@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <numbers>
+#include <optional>
 #include <set>
 
 namespace opsim::gui {
@@ -33,6 +34,19 @@ bool contains_token(const std::string& text, const std::string& name) {
     if (left_ok && right_ok) return true;
   }
   return false;
+}
+
+// "pcie_gpu0 gpu0→sw0" -> ("gpu0", "sw0").
+std::optional<std::pair<std::string, std::string>> ends_from_lane_name(const std::string& name) {
+  static const std::string kArrow = "\u2192";
+  const std::size_t space = name.rfind(' ');
+  if (space == std::string::npos) return std::nullopt;
+  const std::size_t arrow = name.find(kArrow, space + 1);
+  if (arrow == std::string::npos) return std::nullopt;
+  std::string from = name.substr(space + 1, arrow - space - 1);
+  std::string to = name.substr(arrow + kArrow.size());
+  if (from.empty() || to.empty() || from == to) return std::nullopt;
+  return std::make_pair(std::move(from), std::move(to));
 }
 
 }  // namespace
@@ -103,8 +117,30 @@ TopologyGraph infer_topology(const Trace& trace) {
       continue;
     }
     std::vector<int> ends;
-    for (std::size_t d = 0; d < device_count; ++d) {
+    // The engine names link lanes "LINK FROM→TO": the exact ends, switches included.
+    if (const auto ends_by_name = ends_from_lane_name(lane.name)) {
+      for (const std::string& dev : {ends_by_name->first, ends_by_name->second}) {
+        int i = g.find(dev);
+        if (i < 0) {
+          const bool cpu = starts_with(dev, "cpu");
+          g.nodes.push_back(
+              {dev, lane.node,
+               cpu ? TopologyGraph::NodeKind::kCpu : TopologyGraph::NodeKind::kFabric});
+          i = static_cast<int>(g.nodes.size()) - 1;
+          if (std::find(servers.begin(), servers.end(), lane.node) == servers.end())
+            servers.push_back(lane.node);
+        }
+        ends.push_back(i);
+      }
+    }
+    for (std::size_t d = 0; d < device_count && ends.empty(); ++d) {
       if (contains_token(link, g.nodes[d].name)) ends.push_back(static_cast<int>(d));
+    }
+    if (ends.size() == 1) {
+      // one named device: keep scanning in case the link names two
+      for (std::size_t d = static_cast<std::size_t>(ends[0]) + 1; d < device_count; ++d) {
+        if (contains_token(link, g.nodes[d].name)) ends.push_back(static_cast<int>(d));
+      }
     }
     if (ends.empty() && seen[l]) {
       for (const std::string& dev : touched[l]) {
@@ -124,15 +160,20 @@ TopologyGraph infer_topology(const Trace& trace) {
   for (std::size_t s = 0; s < servers.size(); ++s) {
     const double cx = col_w * (s + 0.5);
     std::vector<int> members;
+    std::vector<int> hubs;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-      auto& n = g.nodes[i];
+      const auto& n = g.nodes[i];
       if (n.server != servers[s]) continue;
-      if (n.kind == TopologyGraph::NodeKind::kFabric) {
-        n.x = cx;
-        n.y = 0.5;
-      } else {
-        members.push_back(static_cast<int>(i));
-      }
+      (n.kind == TopologyGraph::NodeKind::kFabric ? hubs : members).push_back(static_cast<int>(i));
+    }
+    // Switches and NICs in the middle (a small ring when there are several).
+    for (std::size_t k = 0; k < hubs.size(); ++k) {
+      auto& n = g.nodes[static_cast<std::size_t>(hubs[k])];
+      const double angle = std::numbers::pi *
+                           (0.5 + 2.0 * static_cast<double>(k) / static_cast<double>(hubs.size()));
+      const double r = hubs.size() > 1 ? 0.14 : 0.0;
+      n.x = cx + col_w * r * std::cos(angle);
+      n.y = 0.5 + r * 1.4 * std::sin(angle);
     }
     // CPUs on top, disks at the bottom, GPUs around: sort by kind for a stable ring.
     std::stable_sort(members.begin(), members.end(), [&](int a, int b) {

@@ -1,7 +1,8 @@
 // The machine as a graph, recovered from a trace alone (the GUI reads traces, not machine
-// files): devices from stream lanes, links from link lanes. A link's ends are the devices
-// named in it ("pcie_gpu0" -> gpu0; "nvlink_gpu0_gpu1" -> gpu0, gpu1), else the devices every
-// copy over it touches; an end that stays unknown is the server's fabric (switch tree).
+// files): devices from stream lanes, links from link lanes. A link's ends come from its lane
+// name when the engine wrote them ("pcie_gpu0 gpu0→sw0": switches included), else from the
+// devices named in the link ("nvlink_gpu0_gpu1"), else from the devices every copy over it
+// touches; an end that stays unknown is the server's fabric.
 #pragma once
 
 #include <cstdint>

@@ -64,3 +64,33 @@ TEST(TopologyView, ColoursLinksByUtilizationOverTheRange) {
 
 }  // namespace
 }  // namespace opsim::gui
+
+namespace opsim::gui {
+namespace {
+
+TEST(TopologyGraph, LaneNamesWithEndsGiveTheExactGraph) {
+  // The engine's recorder names link lanes "LINK FROM→TO".
+  Trace t;
+  t.lanes.push_back({"gpu0/compute0", "box", "gpu0", LaneKind::kCompute, 0});
+  t.lanes.push_back({"gpu1/compute0", "box", "gpu1", LaneKind::kCompute, 0});
+  t.lanes.push_back({"cpu0/host", "box", "cpu0", LaneKind::kHost, 0});
+  t.lanes.push_back({"pcie_gpu0 gpu0\u2192sw0", "box", "pcie_gpu0", LaneKind::kLink, 16e9});
+  t.lanes.push_back({"pcie_gpu0 sw0\u2192gpu0", "box", "pcie_gpu0", LaneKind::kLink, 16e9});
+  t.lanes.push_back({"pcie_gpu1 gpu1\u2192sw0", "box", "pcie_gpu1", LaneKind::kLink, 16e9});
+  t.lanes.push_back({"uplink sw0\u2192cpu0", "box", "uplink", LaneKind::kLink, 32e9});
+  const TopologyGraph g = infer_topology(t);
+  ASSERT_EQ(g.nodes.size(), 4u);  // gpu0, gpu1, cpu0, sw0 (no invented fabric)
+  const int sw = g.find("sw0");
+  ASSERT_GE(sw, 0);
+  EXPECT_EQ(g.nodes[static_cast<std::size_t>(sw)].kind, TopologyGraph::NodeKind::kFabric);
+  ASSERT_EQ(g.edges.size(), 3u);
+  EXPECT_EQ(g.edges[0].lanes.size(), 2u);
+  EXPECT_EQ(g.edges[0].a, g.find("gpu0"));
+  EXPECT_EQ(g.edges[0].b, sw);
+  EXPECT_EQ(g.edges[2].a, sw);
+  EXPECT_EQ(g.edges[2].b, g.find("cpu0"));
+  EXPECT_DOUBLE_EQ(g.nodes[static_cast<std::size_t>(sw)].x, 0.5);  // the switch sits in the middle
+}
+
+}  // namespace
+}  // namespace opsim::gui
