@@ -2,7 +2,10 @@
 // scheduler: 2(N-1) steps of N transfers of S/N bytes, GPU i -> i+1, each depending on the
 // transfer GPU i received in the previous step (2,095,104 transfers for N = 1024).
 //
-//   sim_ring_bench [gpus=1024] [bytes=160e6] [latency_s=0.7e-6]
+//   sim_ring_bench [gpus=1024] [bytes=160e6] [latency_s=0.7e-6] [closed_form=1]
+//
+// closed_form=0 makes every transfer a SimGrid comm (SimBackendOptions::
+// closed_form_uncontended = false), to measure SimGrid's own cost.
 //
 // Prints wall time (graph build, simulation), transfers per second, peak RSS and the
 // simulated makespan against the closed form 2(N-1)/N * S/B (+ 2(N-1) latencies).
@@ -24,6 +27,13 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux: kilobytes
 }
 
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -35,6 +45,7 @@ int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 1024;
   const double total_bytes = argc > 2 ? std::atof(argv[2]) : 160e6;
   const double latency_s = argc > 3 ? std::atof(argv[3]) : 0.7e-6;
+  const bool closed_form = argc > 4 ? std::atoi(argv[4]) != 0 : true;
   if (n < 2) {
     std::fprintf(stderr, "need at least 2 GPUs\n");
     return 2;
@@ -70,15 +81,24 @@ int main(int argc, char** argv) {
   const double build_rss_mb = peak_rss_mb();
 
   const auto t1 = std::chrono::steady_clock::now();
-  const SimulationResult result = simulate(machine, graph);
+  const double cpu1 = cpu_seconds();
+  SimulateOptions options;
+  options.record_op_times = false;  // the makespan is all this benchmark reports
+  options.backend.closed_form_uncontended = closed_form;
+  const SimulationResult result = simulate(machine, graph, options);
   const double sim_s = seconds_since(t1);
+  const double sim_cpu_s = cpu_seconds() - cpu1;
 
   const double closed_s = 2.0 * (n - 1) / n * total_bytes / nvlink.bytes_per_s;
   const double with_latency_s = closed_s + steps * latency_s;
   std::printf("ring allreduce: %d GPUs, %.0f bytes, %zu transfers\n", n, total_bytes, graph.size());
   std::printf("wall: build %.3f s, simulate %.3f s, total %.3f s\n", build_s, sim_s,
               build_s + sim_s);
-  std::printf("transfers per second (simulate): %.0f\n", graph.size() / sim_s);
+  std::printf(
+      "cpu: simulate %.3f s, process total %.3f s (wall exceeds cpu when the cores are "
+      "shared)\n",
+      sim_cpu_s, cpu_seconds());
+  std::printf("transfers per second (simulate, wall): %.0f\n", graph.size() / sim_s);
   std::printf("peak RSS: %.1f MB (after graph build: %.1f MB)\n", peak_rss_mb(), build_rss_mb);
   std::printf(
       "makespan: %.9f s; closed form 2(N-1)/N*S/B = %.9f s; + 2(N-1)*latency = %.9f s; "

@@ -1,6 +1,7 @@
 #include "engine/chrome_trace_writer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -46,8 +47,13 @@ std::vector<std::uint32_t> partition_into_sub_lanes(
 
 namespace {
 
+// Microseconds that give back exactly `ns` whether a reader rounds ts × 1000 (current
+// Perfetto) or truncates it (older Perfetto): nudge up by one ulp when truncation would lose
+// a nanosecond (1001 ns: 1.001 × 1000 = 1000.9999999999999). Rounding still lands on `ns`.
 double to_us(TimeNs ns) {
-  return static_cast<double>(ns) / 1000.0;
+  double us = static_cast<double>(ns) / 1000.0;
+  if (static_cast<TimeNs>(us * 1000.0) < ns) us = std::nextafter(us, HUGE_VAL);
+  return us;
 }
 
 // Where flow arrows attach: inside the span, so that "s" and "f" with bp "e" bind to it.
@@ -246,8 +252,9 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
   const Layout layout = make_layout(trace);
   // The skeleton is fixed; every value in it is serialized by nlohmann::json. Events are
   // dumped one at a time so that a multi-million-op trace never exists as one JSON tree.
-  out << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
-      << json{{"opsim", opsim_metadata(trace, layout)}}.dump() << ",\"traceEvents\":[\n";
+  // No "displayTimeUnit": some Perfetto versions take "ns" there as the unit of ts.
+  out << "{\"otherData\":" << json{{"opsim", opsim_metadata(trace, layout)}}.dump()
+      << ",\"traceEvents\":[\n";
   bool first = true;
   // Events go through a buffer: std::ostream's per-character path cost more than the JSON.
   std::string buffer;

@@ -1,5 +1,7 @@
 #include "engine/link_traffic.hpp"
 
+#include "engine/trace_recorder.hpp"
+
 namespace opsim {
 
 LinkTraffic compute_link_traffic(const Machine& machine, const OpGraph& graph) {
@@ -28,13 +30,6 @@ LinkTraffic compute_link_traffic(const Machine& machine, const OpGraph& graph) {
   return traffic;
 }
 
-std::string link_direction_name(const Machine& machine, LinkId link_id, bool forward) {
-  const Link& link = machine.link(link_id);
-  const std::string& a = machine.device(link.a).name;
-  const std::string& b = machine.device(link.b).name;
-  return link.name + " " + (forward ? a + "→" + b : b + "→" + a);
-}
-
 BusiestLink busiest_link(const Machine& machine, const LinkTraffic& traffic, double makespan_s) {
   BusiestLink best;
   if (!(makespan_s > 0)) return best;
@@ -45,7 +40,8 @@ BusiestLink busiest_link(const Machine& machine, const LinkTraffic& traffic, dou
       if (!model.full_duplex) bytes = traffic.bytes(id, true) + traffic.bytes(id, false);
       const double utilization = bytes / (model.bytes_per_s * makespan_s);
       if (bytes > 0 && utilization > best.utilization) {
-        best.name = model.full_duplex ? link_direction_name(machine, id, forward) : machine.link(id).name;
+        best.name = model.full_duplex ? TraceRecorder::link_lane_name(machine, id, forward)
+                                      : machine.link(id).name;
         best.bytes = bytes;
         best.utilization = utilization;
       }

@@ -21,18 +21,17 @@ struct LinkTraffic {
   std::vector<double> bytes_by_direction;
   double bytes_moved = 0;  ///< sum of copy and disk bytes (each transfer counted once)
 
-  double bytes(LinkId link, bool forward) const { return bytes_by_direction[2 * link + (forward ? 0 : 1)]; }
+  double bytes(LinkId link, bool forward) const {
+    return bytes_by_direction[2 * link + (forward ? 0 : 1)];
+  }
 };
 
 LinkTraffic compute_link_traffic(const Machine& machine, const OpGraph& graph);
 
-/// "pcie_gpu0 gpu0→sw0": a link direction named by its ends.
-std::string link_direction_name(const Machine& machine, LinkId link, bool forward);
-
 struct BusiestLink {
-  std::string name;          ///< link_direction_name(), empty if nothing moved
+  std::string name;  ///< TraceRecorder::link_lane_name(), empty if nothing moved
   double bytes = 0;
-  double utilization = 0;    ///< bytes / (per-direction capacity x makespan)
+  double utilization = 0;  ///< bytes / (per-direction capacity x makespan)
 };
 
 /// The link direction with the highest utilization over a run of `makespan_s`. A half-duplex

@@ -1,6 +1,7 @@
 #include "engine/run_summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <utility>
@@ -112,6 +113,29 @@ RunSummary summarize_run(const Trace& trace) {
     summary.peak_memory_bytes_total = std::max(summary.peak_memory_bytes_total, sum);
   }
   return summary;
+}
+
+std::string format_run_summary(const RunSummary& s) {
+  std::string out =
+      "makespan " + format_seconds(s.makespan_s) + ", moved " + format_bytes(s.bytes_moved) + "\n";
+  if (!s.busiest_link.empty()) {
+    out += "busiest link " + s.busiest_link + ": " +
+           std::to_string(static_cast<int>(std::lround(s.busiest_link_utilization * 100))) +
+           "% of capacity\n";
+  }
+  for (const LinkUsage& link : s.links) {
+    out += "  " + link.name + ": " + format_bytes(link.bytes) + ", busy " +
+           format_seconds(ns_to_seconds(link.busy_ns)) + ", " +
+           std::to_string(static_cast<int>(std::lround(link.utilization * 100))) + "% of " +
+           format_bytes_per_s(link.capacity_bytes_per_s) + "\n";
+  }
+  for (const DevicePeakMemory& peak : s.peak_memory) {
+    out += "  peak memory " + peak.device + ": " + format_bytes(peak.peak_bytes) + "\n";
+  }
+  if (!s.peak_memory.empty()) {
+    out += "  peak memory, all devices at once: " + format_bytes(s.peak_memory_bytes_total) + "\n";
+  }
+  return out;
 }
 
 RangeSummary summarize_range(const Trace& trace, TimeNs start_ns, TimeNs end_ns) {

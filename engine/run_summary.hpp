@@ -68,6 +68,9 @@ struct RangeSummary {
 bool moves_data(const TraceOp& op);
 
 RunSummary summarize_run(const Trace& trace);
+/// A few lines for a terminal: makespan, bytes moved, busiest link, each link direction's
+/// bytes / busy time / utilization, peak memory. Ends with a newline.
+std::string format_run_summary(const RunSummary& summary);
 /// Summary of [start_ns, end_ns); an empty or inverted range gives zero fractions, no gaps.
 RangeSummary summarize_range(const Trace& trace, TimeNs start_ns, TimeNs end_ns);
 

@@ -6,16 +6,11 @@ namespace opsim {
 
 std::string_view to_string(LaneKind kind) {
   switch (kind) {
-    case LaneKind::kCompute:
-      return "compute";
-    case LaneKind::kCopy:
-      return "copy";
-    case LaneKind::kHost:
-      return "host";
-    case LaneKind::kIo:
-      return "io";
-    case LaneKind::kLink:
-      return "link";
+    case LaneKind::kCompute: return "compute";
+    case LaneKind::kCopy: return "copy";
+    case LaneKind::kHost: return "host";
+    case LaneKind::kIo: return "io";
+    case LaneKind::kLink: return "link";
   }
   return "compute";
 }

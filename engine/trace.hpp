@@ -16,9 +16,9 @@ enum class LaneKind : std::uint8_t { kCompute, kCopy, kHost, kIo, kLink };
 std::string_view to_string(LaneKind kind);
 
 struct TraceLane {
-  std::string name;  ///< "gpu0/compute0", "pcie_gpu0 up"
-  std::string node;  ///< server the lane belongs to ("server0"); links: the node of their first end
-  std::string device;  ///< device name, or the link name for link lanes
+  std::string name;      ///< "gpu0/compute0", "pcie_gpu0 up"
+  std::string node;      ///< server the lane belongs to ("server0"); links: the node of their first end
+  std::string device;    ///< device name, or the link name for link lanes
   LaneKind kind = LaneKind::kCompute;
   double capacity_bytes_per_s = 0;  ///< link lanes: per-direction bandwidth
 
@@ -72,8 +72,7 @@ struct Trace {
   std::vector<TraceLane> lanes;
   std::vector<TraceOp> ops;
   std::vector<TraceSpan> link_spans;  ///< transfers on the link lanes they crossed
-  std::vector<std::pair<std::uint32_t, std::uint32_t>>
-      dependencies;  ///< (before, after) op indices
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> dependencies;  ///< (before, after) op indices
   std::vector<TraceCounter> counters;
 
   TimeNs makespan_ns() const;

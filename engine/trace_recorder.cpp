@@ -78,6 +78,15 @@ TraceRecorder::TraceRecorder(const Machine& machine, const OpGraph& graph,
       title_(std::move(title)),
       backend_(std::move(backend)) {}
 
+TraceRecorder::TraceRecorder(const Machine& machine, const OpGraph& graph, std::string title,
+                             std::string backend)
+    : machine_(machine),
+      graph_(graph),
+      owned_streams_(std::make_unique<StreamTable>(machine)),
+      streams_(*owned_streams_),
+      title_(std::move(title)),
+      backend_(std::move(backend)) {}
+
 void TraceRecorder::on_op_finished(OpId op, DeviceId device, StreamIndex stream, TimeNs start_ns,
                                    TimeNs end_ns) {
   finished_.push_back({op, device, stream, start_ns, end_ns});
@@ -89,6 +98,9 @@ void TraceRecorder::on_memory_changed(DeviceId device, double bytes_in_use, Time
 
 std::string TraceRecorder::link_lane_name(const Machine& machine, LinkId link, bool forward) {
   const Link& l = machine.link(link);
+  if (!l.model.full_duplex) {
+    return l.name + " " + machine.device(l.a).name + "\u2194" + machine.device(l.b).name;
+  }
   const std::string& from = machine.device(forward ? l.a : l.b).name;
   const std::string& to = machine.device(forward ? l.b : l.a).name;
   return l.name + " " + from + "\u2192" + to;
@@ -161,8 +173,13 @@ Trace TraceRecorder::finish() const {
     trace.ops.push_back(std::move(t));
   }
 
-  // Link lanes: one per (link, direction) crossed, numbered after the stream lanes.
+  // Link lanes: one per (link, direction) crossed, numbered after the stream lanes. A
+  // half-duplex link has one lane: both directions share its capacity.
   const std::size_t links = machine_.links().size();
+  auto slot_of = [&](const Hop& hop) {
+    const bool second = !hop.forward && machine_.link(hop.link).model.full_duplex;
+    return static_cast<std::size_t>(hop.link) * 2 + (second ? 1 : 0);
+  };
   std::vector<std::uint32_t> lane_of_hop(links * 2, kNotRecorded);
   std::vector<std::pair<std::uint32_t, Hop>> hops;  // (op index, hop)
   for (std::uint32_t i = 0; i < finished.size(); ++i) {
@@ -170,7 +187,7 @@ Trace TraceRecorder::finish() const {
     if (src == kNoDevice || dst == kNoDevice || src == dst) continue;
     for (const Hop& hop : machine_.route(src, dst)) {
       hops.emplace_back(i, hop);
-      lane_of_hop[hop.link * 2 + (hop.forward ? 0 : 1)] = 0;  // mark used
+      lane_of_hop[slot_of(hop)] = 0;  // mark used
     }
   }
   std::vector<std::uint32_t> link_lanes;
@@ -188,7 +205,7 @@ Trace TraceRecorder::finish() const {
   std::vector<std::vector<std::uint32_t>> spans_of_lane(trace.lanes.size());
   trace.link_spans.reserve(hops.size());
   for (const auto& [i, hop] : hops) {
-    const std::uint32_t lane = lane_of_hop[hop.link * 2 + (hop.forward ? 0 : 1)];
+    const std::uint32_t lane = lane_of_hop[slot_of(hop)];
     spans_of_lane[lane].push_back(static_cast<std::uint32_t>(trace.link_spans.size()));
     trace.link_spans.push_back(TraceSpan{i, lane, trace.ops[i].start_ns, trace.ops[i].end_ns});
   }

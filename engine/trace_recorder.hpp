@@ -12,6 +12,7 @@
 // counters are built once in finish(), so it stays cheap on multi-million-op runs.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,20 +26,29 @@ namespace opsim {
 
 class TraceRecorder final : public SchedulerObserver {
  public:
-  /// Machine, graph and streams must outlive the recorder. `backend` is "sim" or "real".
+  /// Machine, graph and streams must outlive the recorder. `streams` must be the scheduler's
+  /// (Scheduler::streams()). `backend` is "sim" or "real".
   TraceRecorder(const Machine& machine, const OpGraph& graph, const StreamTable& streams,
                 std::string title, std::string backend);
+  /// Same, with its own StreamTable built from `machine` (identical to the scheduler's, since
+  /// a StreamTable is a pure function of the machine).
+  TraceRecorder(const Machine& machine, const OpGraph& graph, std::string title = "",
+                std::string backend = "sim");
+  TraceRecorder(const TraceRecorder&) = delete;
+  TraceRecorder& operator=(const TraceRecorder&) = delete;
 
   void on_op_finished(OpId op, DeviceId device, StreamIndex stream, TimeNs start_ns,
                       TimeNs end_ns) override;
   void on_memory_changed(DeviceId device, double bytes_in_use, TimeNs at_ns) override;
 
   /// Builds the trace from what was observed. Lanes: stream lanes that were used, ordered by
-  /// server, device, stream; then link lanes "<link> <from>→<to>" ordered by link, a→b first.
+  /// server, device, stream; then link lanes "<link> <from>→<to>" ordered by link, a→b first
+  /// (half-duplex links: one lane "<link> <a>↔<b>").
   /// Ops are ordered by op id. Can be called more than once.
   Trace finish() const;
 
-  /// Name of the lane for one direction of a link: "pcie_gpu0 gpu0→pcie_sw0".
+  /// Name of the lane for one direction of a link: "pcie_gpu0 gpu0→pcie_sw0"; a half-duplex
+  /// link has one lane for both directions: "sata0 disk0↔cpu0".
   static std::string link_lane_name(const Machine& machine, LinkId link, bool forward);
 
  private:
@@ -57,6 +67,7 @@ class TraceRecorder final : public SchedulerObserver {
 
   const Machine& machine_;
   const OpGraph& graph_;
+  std::unique_ptr<StreamTable> owned_streams_;  // set by the constructor without streams
   const StreamTable& streams_;
   std::string title_;
   std::string backend_;

@@ -104,8 +104,8 @@ class OpReader {
     }
     const DeviceKind kind = machine_.device(*id).kind;
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
-      fail(std::string("'") + key + "': device '" + device_name + "' is a " + std::string(to_string(kind)) +
-           ", which cannot do this");
+      fail(std::string("'") + key + "': device '" + device_name + "' is a " +
+           std::string(to_string(kind)) + ", which cannot do this");
     return *id;
   }
 
@@ -123,12 +123,15 @@ class OpReader {
       number = value->get<double>();
     } else if (value->is_string()) {
       auto parsed = parse(value->get<std::string>());
-      if (!parsed) fail(std::string("'") + key + "': cannot read '" + value->get<std::string>() + "' as a size with units");
+      if (!parsed)
+        fail(std::string("'") + key + "': cannot read '" + value->get<std::string>() +
+             "' as a size with units");
       number = *parsed;
     } else {
       fail(std::string("'") + key + "' must be a number or a string with units");
     }
-    if (!std::isfinite(number) || number < 0) fail(std::string("'") + key + "' must be finite and >= 0");
+    if (!std::isfinite(number) || number < 0)
+      fail(std::string("'") + key + "' must be finite and >= 0");
     if (positive && number <= 0) fail(std::string("'") + key + "' must be > 0");
     return number;
   }
@@ -143,28 +146,37 @@ class OpReader {
   std::string place_;
 };
 
-std::optional<double> parse_plain(std::string_view text) { return parse_count(text); }
+std::optional<double> parse_plain(std::string_view text) {
+  return parse_count(text);
+}
 
 Op read_op(const OpReader& r, const std::string& kind) {
   Op op;
   if (kind == "compute") {
     r.allow_keys({"device", "kernel", "flops", "bytes", "gemm", "dtype"});
     op.kind = OpKind::kCompute;
-    op.device = r.find("device") ? r.device("device", {DeviceKind::kCpu, DeviceKind::kGpu}) : kNoDevice;
+    op.device =
+        r.find("device") ? r.device("device", {DeviceKind::kCpu, DeviceKind::kGpu}) : kNoDevice;
     const std::string kernel = r.text("kernel", false);
     static const std::map<std::string, KernelClass> kKernels = {
-        {"gemm", KernelClass::kGemm}, {"elementwise", KernelClass::kElementwise},
-        {"reduce", KernelClass::kReduce}, {"fill", KernelClass::kFill}, {"noop", KernelClass::kNoop}};
+        {"gemm", KernelClass::kGemm},
+        {"elementwise", KernelClass::kElementwise},
+        {"reduce", KernelClass::kReduce},
+        {"fill", KernelClass::kFill},
+        {"noop", KernelClass::kNoop}};
     if (kernel.empty()) {
       op.kernel = r.find("gemm") ? KernelClass::kGemm : KernelClass::kElementwise;
     } else {
       auto it = kKernels.find(kernel);
-      if (it == kKernels.end()) r.fail("unknown kernel '" + kernel + "' (gemm, elementwise, reduce, fill, noop)");
+      if (it == kKernels.end())
+        r.fail("unknown kernel '" + kernel + "' (gemm, elementwise, reduce, fill, noop)");
       op.kernel = it->second;
     }
     const std::string dtype = r.text("dtype", false);
-    if (dtype == "f16" || dtype == "fp16") op.dtype = DataType::kF16;
-    else if (!dtype.empty() && dtype != "f32" && dtype != "fp32") r.fail("unknown dtype '" + dtype + "' (f32, f16)");
+    if (dtype == "f16" || dtype == "fp16")
+      op.dtype = DataType::kF16;
+    else if (!dtype.empty() && dtype != "f32" && dtype != "fp32")
+      r.fail("unknown dtype '" + dtype + "' (f32, f16)");
     const double element_bytes = op.dtype == DataType::kF16 ? 2.0 : 4.0;
     if (const json* gemm = r.find("gemm")) {
       if (!gemm->is_object()) r.fail("'gemm' must be an object {\"m\":..,\"n\":..,\"k\":..}");
@@ -182,7 +194,8 @@ Op read_op(const OpReader& r, const std::string& kind) {
       }
       op.flops = 2.0 * dims[0] * dims[1] * dims[2];
       op.bytes = element_bytes * (dims[0] * dims[2] + dims[2] * dims[1] + dims[0] * dims[1]);
-      if (r.find("flops") || r.find("bytes")) r.fail("give either 'gemm' or 'flops'/'bytes', not both");
+      if (r.find("flops") || r.find("bytes"))
+        r.fail("give either 'gemm' or 'flops'/'bytes', not both");
     } else {
       op.flops = r.quantity("flops", parse_plain, false, false);
       op.bytes = r.quantity("bytes", parse_bytes, false, false);
@@ -201,8 +214,10 @@ Op read_op(const OpReader& r, const std::string& kind) {
     op.peer = r.device(read ? "to" : "from", {DeviceKind::kCpu, DeviceKind::kGpu});
     op.bytes = r.quantity("bytes", parse_bytes, true, true);
     const std::string pattern = r.text("pattern", false);
-    if (pattern == "random") op.pattern = AccessPattern::kRandom;
-    else if (!pattern.empty() && pattern != "sequential") r.fail("'pattern' must be 'sequential' or 'random'");
+    if (pattern == "random")
+      op.pattern = AccessPattern::kRandom;
+    else if (!pattern.empty() && pattern != "sequential")
+      r.fail("'pattern' must be 'sequential' or 'random'");
     if (op.pattern == AccessPattern::kRandom) {
       const double block = r.quantity("block", parse_bytes, true, true);
       if (block > 4294967295.0) r.fail("'block' must be below 4 GiB");
@@ -219,7 +234,8 @@ Op read_op(const OpReader& r, const std::string& kind) {
     r.fail("unknown kind '" + kind + "' (compute, copy, disk_read, disk_write, dispatch)");
   }
   if (const json* stream = r.find("stream")) {
-    if (!stream->is_number_integer() || stream->get<long long>() < 0 || stream->get<long long>() > 1'000'000)
+    if (!stream->is_number_integer() || stream->get<long long>() < 0 ||
+        stream->get<long long>() > 1'000'000)
       r.fail("'stream' must be a whole number >= 0");
     op.stream = static_cast<std::int32_t>(stream->get<long long>());
   }
@@ -240,15 +256,18 @@ WorkloadFile parse_workload_json(std::string_view text, std::string_view source)
     // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 3, column 5: ".
     const auto colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw InputError(file.source + ":" + line_col_of(text, e.byte == 0 ? 0 : e.byte - 1) + ": invalid JSON: " + what);
+    throw InputError(file.source + ":" + line_col_of(text, e.byte == 0 ? 0 : e.byte - 1) +
+                     ": invalid JSON: " + what);
   }
   const json& doc = file.document;
-  if (!doc.is_object()) throw InputError(file.source + ": the top level must be an object with \"ops\"");
+  if (!doc.is_object())
+    throw InputError(file.source + ": the top level must be an object with \"ops\"");
   for (const auto& [key, value] : doc.items()) {
     (void)value;
     static const std::vector<std::string> kKeys = {"name", "topology", "description", "ops"};
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      throw InputError(file.source + ": unknown top-level key '" + key + "'" + suggestion(key, kKeys));
+      throw InputError(file.source + ": unknown top-level key '" + key + "'" +
+                       suggestion(key, kKeys));
   }
   if (!doc.contains("ops") || !doc["ops"].is_array())
     throw InputError(file.source + ": missing \"ops\" (an array of ops)");
@@ -259,7 +278,8 @@ WorkloadFile parse_workload_json(std::string_view text, std::string_view source)
     file.name = std::filesystem::path(file.source).stem().string();
   }
   if (doc.contains("topology")) {
-    if (!doc["topology"].is_string()) throw InputError(file.source + ": \"topology\" must be a string");
+    if (!doc["topology"].is_string())
+      throw InputError(file.source + ": \"topology\" must be a string");
     file.topology = doc["topology"].get<std::string>();
   }
   return file;
@@ -300,7 +320,8 @@ OpGraph build_workload_graph(const WorkloadFile& file, const Machine& machine) {
       if (!dependency.is_string()) reader.fail("'after' must list op names (strings)");
       const std::string before = dependency.get<std::string>();
       auto it = by_name.find(before);
-      if (it == by_name.end()) reader.fail("'after': no op named '" + before + "'" + suggestion(before, names));
+      if (it == by_name.end())
+        reader.fail("'after': no op named '" + before + "'" + suggestion(before, names));
       if (it->second == i) reader.fail("an op cannot come after itself");
       graph.add_dependency(it->second, static_cast<OpId>(i));
     }

@@ -10,7 +10,10 @@ struct GpuModel {
   double memory_bytes_per_s = 900e9;   ///< HBM2
   double memory_bytes = 16e9;          ///< device memory size
   double launch_s = 5e-6;              ///< kernel launch latency
-  int copy_engines = 2;                ///< engine 0 drives outbound copies, engine 1 inbound
+  /// DMA engines; engine 0 drives outbound copies, engine 1 inbound, more serve peer copies
+  /// with a stream hint (one per NCCL-style ring). V100-SXM2 reports 6 (asyncEngineCount;
+  /// from memory of deviceQuery output, not re-measured here).
+  int copy_engines = 6;
   int compute_streams = 1;             ///< in-order compute streams the scheduler uses
   double efficiency = 0.8;             ///< fraction of peak reached by real kernels
 };

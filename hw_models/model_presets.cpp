@@ -24,6 +24,7 @@ std::optional<GpuModel> gpu_model_preset(std::string_view name) {
     model.fp16_flops_per_s = 0.177e12;  // consumer Pascal runs fp16 at 1/64 rate
     model.memory_bytes_per_s = 484e9;
     model.memory_bytes = 11e9;
+    model.copy_engines = 2;  // consumer parts: one engine per direction
     return model;
   }
   return std::nullopt;

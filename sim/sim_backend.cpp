@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -15,6 +16,7 @@
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "hw_models/roofline.hpp"
 
@@ -103,6 +105,7 @@ struct SimBackend::Impl {
   std::vector<Slot> slots;
   std::vector<std::uint32_t> free_slots;
   sg4::ActivityPtr retired;  // the last completed activity, dropped at the next safe point
+  std::exception_ptr error;  // thrown by a completion handler during the run
   std::size_t in_flight = 0;
 
   std::uint32_t find_route(DeviceId src, DeviceId dst, std::uint8_t tag) const {
@@ -243,7 +246,14 @@ struct SimBackend::Impl {
     s.phase = Phase::kFree;
     free_slots.push_back(slot);
     --in_flight;
-    sink->on_op_completed(op, start_ns, seconds_to_ns(sg4::Engine::get_clock()));
+    if (error) return;  // a failed run drains without reporting
+    // An exception must not unwind through SimGrid's run loop (it leaves the engine broken
+    // and the process crashes at exit): keep it, drain, and rethrow from run_until_idle().
+    try {
+      sink->on_op_completed(op, start_ns, seconds_to_ns(sg4::Engine::get_clock()));
+    } catch (...) {
+      error = std::current_exception();
+    }
   }
 };
 
@@ -476,6 +486,19 @@ void SimBackend::launch(const OpLaunch& launch) {
     s.bytes = op.bytes;
   }
   ++m.in_flight;
+  try {
+    launch_into(slot, launch);
+  } catch (...) {  // thrown before anything started: give the slot back
+    m.slots[slot].phase = Phase::kFree;
+    m.free_slots.push_back(slot);
+    --m.in_flight;
+    throw;
+  }
+}
+
+void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
+  Impl& m = *impl_;
+  const Op& op = *launch.op;
   switch (op.kind) {
     case OpKind::kCompute: {
       const double seconds = compute_time_s(*m.machine, op, launch.device);
@@ -545,6 +568,7 @@ void SimBackend::run_until_idle() {
   if (m.in_flight == 0) return;
   m.engine->run();
   m.retired.reset();
+  if (m.error) std::rethrow_exception(std::exchange(m.error, nullptr));
   if (m.in_flight != 0)
     throw std::logic_error("SimBackend: SimGrid stopped with " + std::to_string(m.in_flight) +
                            " ops still in flight");

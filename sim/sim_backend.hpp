@@ -89,6 +89,8 @@ class SimBackend final : public Backend {
   void on_timer(std::uint32_t slot);
 
  private:
+  void launch_into(std::uint32_t slot, const OpLaunch& launch);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -17,6 +17,7 @@ SimulationResult simulate(const Machine& machine, const OpGraph& graph,
   SimulationResult result;
   result.makespan_ns = scheduler.makespan_ns();
   result.makespan_s = ns_to_seconds(result.makespan_ns);
+  if (!options.record_op_times) return result;
   result.start_ns.resize(graph.size());
   result.end_ns.resize(graph.size());
   for (OpId id = 0; id < graph.size(); ++id) {

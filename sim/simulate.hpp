@@ -21,13 +21,15 @@ namespace opsim {
 struct SimulateOptions {
   SchedulerOptions scheduler;
   SimBackendOptions backend;
+  /// Fill SimulationResult::start_ns / end_ns (16 bytes per op); false: makespan only.
+  bool record_op_times = true;
 };
 
 struct SimulationResult {
   double makespan_s = 0;
   TimeNs makespan_ns = 0;
-  std::vector<TimeNs> start_ns;  ///< per op id
-  std::vector<TimeNs> end_ns;    ///< per op id
+  std::vector<TimeNs> start_ns;  ///< per op id (empty unless record_op_times)
+  std::vector<TimeNs> end_ns;    ///< per op id (empty unless record_op_times)
 };
 
 /// Simulates `graph` on `machine` in this process (which must not have run a simulation
@@ -38,7 +40,9 @@ SimulationResult simulate(const Machine& machine, const OpGraph& graph,
                           std::span<SchedulerObserver* const> observers = {});
 
 /// The same, in a forked child process (sim/isolated_run.hpp), so that it may be called any
-/// number of times in one process. Observers are not supported across the process boundary.
+/// number of times in one process — as long as that process has not itself run simulate()
+/// (the child would inherit its Engine). Errors come back as IsolatedRunError carrying the
+/// child's message. Observers are not supported across the process boundary.
 SimulationResult simulate_isolated(const Machine& machine, const OpGraph& graph,
                                    const SimulateOptions& options = {});
 

@@ -1,12 +1,6 @@
 #include "topologies/topology_yaml.hpp"
 
-// GCC 12 reports a false -Wdangling-pointer inside yaml-cpp 0.7's node/impl.h.
-#pragma GCC diagnostic push
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic ignored "-Wdangling-pointer"
-#endif
 #include <yaml-cpp/yaml.h>
-#pragma GCC diagnostic pop
 
 #include <algorithm>
 #include <cctype>
@@ -204,7 +198,7 @@ class Reader {
     if (!node.IsMap()) fail(node.Mark(), what + " must be a map, got " + node_type_name(node));
     std::set<std::string> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node& key = it->first;
+      const YAML::Node key = it->first;  // a copy: it-> returns a temporary proxy
       if (!key.IsScalar()) fail(key.Mark(), "keys of " + what + " must be plain words");
       const std::string& k = key.Scalar();
       if (!contains(allowed, k))

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "engine/csv_trace_writer.hpp"
 #include "experiments/cli/process_pool.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "experiments/sync/sync_strategy.hpp"
@@ -20,7 +21,6 @@ std::string fixed(double value, int digits) {
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
   return buffer;
 }
-
 
 void check_options(const CompareOptions& options) {
   if (options.format != "table" && options.format != "json" && options.format != "csv")
@@ -61,7 +61,8 @@ int run_compare(const CompareOptions& options) {
     request.comm_only = options.comm_only;
     request.what_if = options.what_if;
     if (!options.trace_dir.empty()) {
-      request.trace_path = (std::filesystem::path(options.trace_dir) / (strategy + ".json")).string();
+      request.trace_path =
+          (std::filesystem::path(options.trace_dir) / (strategy + ".json")).string();
       request.csv_path = (std::filesystem::path(options.trace_dir) / (strategy + ".csv")).string();
     }
     requests.push_back(request);
@@ -77,7 +78,9 @@ int run_compare(const CompareOptions& options) {
     jobs.push_back([request] { return to_json(run_strategy(request)).dump(); });
   const auto outcomes = run_in_children(jobs, options.parallel);
   for (std::size_t i = 0; i < outcomes.size(); ++i)
-    if (!outcomes[i].ok) throw InputError(requests[i].strategy + " on " + options.topology + ": " + outcomes[i].output);
+    if (!outcomes[i].ok)
+      throw InputError(requests[i].strategy + " on " + options.topology + ": " +
+                       outcomes[i].output);
 
   struct Row {
     StrategyRunResult result;
@@ -113,20 +116,25 @@ int run_compare(const CompareOptions& options) {
     }
     std::cout << out.dump(2) << "\n";
   } else if (options.format == "csv") {
-    std::cout << "topology,strategy,bytes,gpus,comm_only,makespan_s,lower_bound_s,bytes_moved,busiest_link,"
+    std::cout << "topology,strategy,bytes,gpus,comm_only,makespan_s,lower_bound_s,bytes_moved,"
+                 "busiest_link,"
                  "busiest_link_utilization,reductions_add_s\n";
     for (const Row& row : rows) {
       const auto& r = row.result;
-      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << options.bytes << "," << r.gpus << ","
-                << (options.comm_only ? "true" : "false") << "," << r.makespan_s << ","
-                << (std::isfinite(r.lower_bound_s) ? std::to_string(r.lower_bound_s) : "") << "," << r.bytes_moved << ","
-                << csv_field(r.busiest_link) << "," << r.busiest_link_utilization << ","
-                << (std::isfinite(row.comm_only_s) ? std::to_string(r.makespan_s - row.comm_only_s) : "") << "\n";
+      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << options.bytes << ","
+                << r.gpus << "," << (options.comm_only ? "true" : "false") << "," << r.makespan_s
+                << "," << (std::isfinite(r.lower_bound_s) ? std::to_string(r.lower_bound_s) : "")
+                << "," << r.bytes_moved << "," << csv_field(r.busiest_link) << ","
+                << r.busiest_link_utilization << ","
+                << (std::isfinite(row.comm_only_s) ? std::to_string(r.makespan_s - row.comm_only_s)
+                                                   : "")
+                << "\n";
     }
   } else {
     std::cout << "Gradient synchronization on " << machine.name() << " (" << gpus << " GPUs), "
               << format_bytes(options.bytes) << " per GPU"
-              << (options.comm_only ? ", transfers only (--comm-only)" : ", reductions modelled") << "\n\n";
+              << (options.comm_only ? ", transfers only (--comm-only)" : ", reductions modelled")
+              << "\n\n";
     std::vector<std::string> header = {"strategy", "makespan"};
     if (!options.comm_only) header.insert(header.end(), {"transfers only", "reductions add"});
     header.insert(header.end(), {"lower bound", "bytes moved", "busiest link", "util"});
@@ -136,15 +144,18 @@ int run_compare(const CompareOptions& options) {
       const auto& r = row.result;
       std::vector<std::string> cells = {r.strategy, format_seconds(r.makespan_s)};
       if (!options.comm_only)
-        cells.insert(cells.end(), {format_seconds(row.comm_only_s), "+" + format_seconds(r.makespan_s - row.comm_only_s)});
-      cells.insert(cells.end(), {std::isfinite(r.lower_bound_s) ? format_seconds(r.lower_bound_s) : "-",
-                                 format_bytes(r.bytes_moved), r.busiest_link,
-                                 fixed(100 * r.busiest_link_utilization, 1) + "%"});
+        cells.insert(cells.end(), {format_seconds(row.comm_only_s),
+                                   "+" + format_seconds(r.makespan_s - row.comm_only_s)});
+      cells.insert(cells.end(),
+                   {std::isfinite(r.lower_bound_s) ? format_seconds(r.lower_bound_s) : "-",
+                    format_bytes(r.bytes_moved), r.busiest_link,
+                    fixed(100 * r.busiest_link_utilization, 1) + "%"});
       table.add_row(cells);
     }
     std::cout << table.render();
     if (!options.trace_dir.empty())
-      std::cout << "\nTraces: " << options.trace_dir << "/<strategy>.json (Perfetto, opsim-gui) and .csv\n";
+      std::cout << "\nTraces: " << options.trace_dir
+                << "/<strategy>.json (Perfetto, opsim-gui) and .csv\n";
   }
   return 0;
 }

@@ -1,6 +1,5 @@
 // opsim: what does this op graph cost on that machine, and why?
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <iostream>
 
@@ -17,7 +16,8 @@ namespace {
 double bytes_option(const std::string& flag, const std::string& text) {
   auto bytes = opsim::parse_bytes(text);
   if (!bytes || !(*bytes > 0))
-    throw opsim::InputError(flag + ": cannot read '" + text + "' as a size (e.g. 160MB, 1GiB, 4096)");
+    throw opsim::InputError(flag + ": cannot read '" + text +
+                            "' as a size (e.g. 160MB, 1GiB, 4096)");
   return *bytes;
 }
 
@@ -44,33 +44,42 @@ void add_what_if(CLI::App* command, opsim::WhatIf& what_if) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"opsim: what does this op graph cost on that machine, and why?\n"
-               "Simulates op graphs on SimGrid models of CPUs, GPUs, PCIe, NVLink, disks and Ethernet."};
+  CLI::App app{
+      "opsim: what does this op graph cost on that machine, and why?\n"
+      "Simulates op graphs on SimGrid models of CPUs, GPUs, PCIe, NVLink, disks and Ethernet."};
   app.set_version_flag("--version", "opsim 0.1.0");
   app.require_subcommand(1);
   app.fallthrough(false);
 
   opsim::CompareOptions compare;
   std::string compare_bytes = "160MB", compare_strategies = "tree,cpu,split,ring";
-  auto* compare_cmd = app.add_subcommand("compare", "Compare gradient-sync strategies on a machine (the main job)");
-  compare_cmd->add_option("--topology", compare.topology, "Preset, family (nvlink-ring:8) or YAML file")
+  auto* compare_cmd =
+      app.add_subcommand("compare", "Compare gradient-sync strategies on a machine (the main job)");
+  compare_cmd
+      ->add_option("--topology", compare.topology, "Preset, family (nvlink-ring:8) or YAML file")
       ->capture_default_str();
-  compare_cmd->add_option("--strategies", compare_strategies, "Comma-separated: tree,cpu,split,ring,multi-ring,ps")
+  compare_cmd
+      ->add_option("--strategies", compare_strategies,
+                   "Comma-separated: tree,cpu,split,ring,multi-ring,ps")
       ->capture_default_str();
-  compare_cmd->add_option("--bytes", compare_bytes, "Gradient size per GPU: 160MB, 1GiB or plain bytes")
+  compare_cmd
+      ->add_option("--bytes", compare_bytes, "Gradient size per GPU: 160MB, 1GiB or plain bytes")
       ->capture_default_str();
   compare_cmd->add_option("--gpus", compare.gpus, "Use the first N GPUs (default: all)");
   compare_cmd->add_flag("--comm-only", compare.comm_only,
                         "Leave out the reductions' compute time, as the book's arithmetic does");
   compare_cmd->add_option("--format", compare.format, "table, json or csv")->capture_default_str();
-  compare_cmd->add_option("--trace-dir", compare.trace_dir, "Write <strategy>.json Chrome traces and .csv here");
-  compare_cmd->add_option("--jobs,-j", compare.parallel, "Simulations run at once")->capture_default_str();
+  compare_cmd->add_option("--trace-dir", compare.trace_dir,
+                          "Write <strategy>.json Chrome traces and .csv here");
+  compare_cmd->add_option("--jobs,-j", compare.parallel, "Simulations run at once")
+      ->capture_default_str();
   add_what_if(compare_cmd, compare.what_if);
 
   opsim::SimCommandOptions sim;
   auto* sim_cmd = app.add_subcommand("sim", "Simulate a workload file (JSON op graph)");
   sim_cmd->add_option("workload", sim.workload_path, "Workload file")->required();
-  sim_cmd->add_option("--topology", sim.topology, "Preset, family or YAML file (default: the workload's)");
+  sim_cmd->add_option("--topology", sim.topology,
+                      "Preset, family or YAML file (default: the workload's)");
   sim_cmd->add_option("--trace", sim.trace_path, "Write a Chrome trace (Perfetto, opsim-gui)");
   sim_cmd->add_option("--csv", sim.csv_path, "Write one CSV row per op");
   sim_cmd->add_option("--dot", sim.dot_path, "Write the op graph as GraphViz DOT");
@@ -90,10 +99,12 @@ int main(int argc, char** argv) {
       ->required();
 
   opsim::SweepOptions sweep;
-  auto* sweep_cmd = app.add_subcommand("sweep", "Run a grid of simulations (one process each) to CSV");
+  auto* sweep_cmd =
+      app.add_subcommand("sweep", "Run a grid of simulations (one process each) to CSV");
   sweep_cmd->add_option("spec", sweep.spec_path, "Sweep spec (YAML)")->required();
   sweep_cmd->add_option("--out,-o", sweep.out_path, "CSV file (default: stdout)");
-  sweep_cmd->add_option("--jobs,-j", sweep.parallel, "Simulations run at once")->capture_default_str();
+  sweep_cmd->add_option("--jobs,-j", sweep.parallel, "Simulations run at once")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -104,7 +115,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "opsim: error: %s (see opsim --help)\n", e.what());
+    std::string what = e.what();
+    if (what.find("subcommand is required") != std::string::npos && argc > 1)
+      what = std::string("unknown command '") + argv[1] + "'";
+    std::fprintf(stderr, "opsim: error: %s (see opsim --help)\n", what.c_str());
     return 2;
   }
 

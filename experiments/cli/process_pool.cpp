@@ -85,15 +85,18 @@ std::vector<ChildOutcome> run_in_children(const std::vector<std::function<std::s
       while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
       }
       ChildOutcome& outcome = outcomes[r.index];
-      if (!r.buffer.empty() && r.buffer[0] == 'o' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      if (!r.buffer.empty() && r.buffer[0] == 'o' && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0) {
         outcome.ok = true;
         outcome.output = r.buffer.substr(1);
       } else if (!r.buffer.empty() && r.buffer[0] == 'e') {
         outcome.output = r.buffer.substr(1);
       } else if (WIFSIGNALED(status)) {
-        outcome.output = std::string("simulation process crashed (") + ::strsignal(WTERMSIG(status)) + ")";
+        outcome.output =
+            std::string("simulation process crashed (") + ::strsignal(WTERMSIG(status)) + ")";
       } else {
-        outcome.output = "simulation process exited with status " + std::to_string(WEXITSTATUS(status));
+        outcome.output =
+            "simulation process exited with status " + std::to_string(WEXITSTATUS(status));
       }
       const std::size_t done = r.index;
       running.erase(running.begin() + static_cast<long>(i));

@@ -7,7 +7,9 @@
 namespace opsim {
 
 ProgressBar::ProgressBar(std::size_t total, std::string unit)
-    : total_(total), unit_(std::move(unit)), terminal_(::isatty(STDERR_FILENO) != 0),
+    : total_(total),
+      unit_(std::move(unit)),
+      terminal_(::isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::advance(std::size_t by) {
@@ -16,8 +18,10 @@ void ProgressBar::advance(std::size_t by) {
 }
 
 void ProgressBar::draw() {
-  const double fraction = total_ == 0 ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_);
-  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double fraction =
+      total_ == 0 ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_);
+  const double elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (!terminal_) {
     const int decile = static_cast<int>(fraction * 10);
     if (decile == last_decile_) return;
@@ -27,8 +31,8 @@ void ProgressBar::draw() {
   const int filled = static_cast<int>(fraction * kWidth);
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar.resize(kWidth, ' ');
-  std::fprintf(stderr, "%s[%s] %zu/%zu %s, %.1f s%s", terminal_ ? "\r" : "", bar.c_str(), done_, total_,
-               unit_.c_str(), elapsed_s, terminal_ ? "" : "\n");
+  std::fprintf(stderr, "%s[%s] %zu/%zu %s, %.1f s%s", terminal_ ? "\r" : "", bar.c_str(), done_,
+               total_, unit_.c_str(), elapsed_s, terminal_ ? "" : "\n");
   std::fflush(stderr);
 }
 

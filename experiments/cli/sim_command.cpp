@@ -7,6 +7,7 @@
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "engine/link_traffic.hpp"
+#include "engine/peak_memory_observer.hpp"
 #include "engine/trace_recorder.hpp"
 #include "engine/workload_file.hpp"
 #include "experiments/cli/text_table.hpp"
@@ -23,15 +24,18 @@ int run_sim_command(const SimCommandOptions& options) {
   std::string topology = options.topology;
   if (topology.empty()) {
     if (!workload.topology)
-      throw InputError(options.workload_path + ": no \"topology\" in the file; pass --topology NAME|FILE");
+      throw InputError(options.workload_path +
+                       ": no \"topology\" in the file; pass --topology NAME|FILE");
     topology = *workload.topology;
   }
   const Machine machine = apply_what_if(resolve_topology(topology), options.what_if);
   const OpGraph graph = build_workload_graph(workload, machine);
   if (!options.dot_path.empty()) write_file_atomically(options.dot_path, graph.to_dot(machine));
 
-  TraceRecorder recorder(machine, graph, workload.name + " on " + machine.name(), "sim");
-  std::vector<SchedulerObserver*> observers = {&recorder};
+  const StreamTable streams(machine);
+  TraceRecorder recorder(machine, graph, streams, workload.name + " on " + machine.name(), "sim");
+  PeakMemoryObserver peak_memory;
+  std::vector<SchedulerObserver*> observers = {&recorder, &peak_memory};
   SimulateOptions sim_options;
   sim_options.scheduler.max_in_flight = options.max_in_flight;
   const SimulationResult result = simulate(machine, graph, sim_options, observers);
@@ -56,14 +60,15 @@ int run_sim_command(const SimCommandOptions& options) {
                           {"bytes_moved", traffic.bytes_moved},
                           {"busiest_link", busiest.name},
                           {"busiest_link_utilization", busiest.utilization},
-                          {"peak_memory_bytes", result.peak_memory_bytes}};
+                          {"peak_memory_bytes", peak_memory.peak_bytes()}};
     out["by_op_class"] = nlohmann::json::array();
     for (const auto& [name, entry] : by_class)
-      out["by_op_class"].push_back({{"class", name}, {"ops", entry.first}, {"busy_s", entry.second}});
+      out["by_op_class"].push_back(
+          {{"class", name}, {"ops", entry.first}, {"busy_s", entry.second}});
     std::cout << out.dump(2) << "\n";
   } else {
-    std::cout << workload.name << " on " << machine.name() << ": " << graph.size() << " ops, makespan "
-              << format_seconds(result.makespan_s) << "\n";
+    std::cout << workload.name << " on " << machine.name() << ": " << graph.size()
+              << " ops, makespan " << format_seconds(result.makespan_s) << "\n";
     if (!busiest.name.empty())
       std::cout << "busiest link: " << busiest.name << " (" << format_bytes(busiest.bytes) << ", "
                 << static_cast<int>(busiest.utilization * 100 + 0.5) << "% utilized)\n";

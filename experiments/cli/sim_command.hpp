@@ -9,10 +9,10 @@ namespace opsim {
 
 struct SimCommandOptions {
   std::string workload_path;
-  std::string topology;      ///< empty: the workload's own "topology"
-  std::string trace_path;    ///< Chrome trace
-  std::string csv_path;      ///< per-op CSV
-  std::string dot_path;      ///< GraphViz of the op graph
+  std::string topology;    ///< empty: the workload's own "topology"
+  std::string trace_path;  ///< Chrome trace
+  std::string csv_path;    ///< per-op CSV
+  std::string dot_path;    ///< GraphViz of the op graph
   std::string format = "table";
   unsigned max_in_flight = 0;
   WhatIf what_if;

@@ -7,6 +7,7 @@
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "engine/link_traffic.hpp"
+#include "engine/peak_memory_observer.hpp"
 #include "engine/trace_recorder.hpp"
 #include "experiments/sync/sync_strategy.hpp"
 #include "hw_models/input_error.hpp"
@@ -25,18 +26,19 @@ double number_or_nan(const nlohmann::json& value) {
 }  // namespace
 
 nlohmann::json to_json(const StrategyRunResult& r) {
-  return {{"strategy", r.strategy},
-          {"makespan_s", r.makespan_s},
-          {"lower_bound_s", number_or_null(r.lower_bound_s)},
-          {"bytes_moved", r.bytes_moved},
-          {"busiest_link", r.busiest_link},
-          {"busiest_link_utilization", r.busiest_link_utilization},
-          {"peak_memory_bytes", r.peak_memory_bytes},
-          {"ops", r.ops},
-          {"transfers", r.transfers},
-          {"gpus", r.gpus},
-          {"trace_file", r.trace_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.trace_file)},
-          {"wall_s", r.wall_s}};
+  return {
+      {"strategy", r.strategy},
+      {"makespan_s", r.makespan_s},
+      {"lower_bound_s", number_or_null(r.lower_bound_s)},
+      {"bytes_moved", r.bytes_moved},
+      {"busiest_link", r.busiest_link},
+      {"busiest_link_utilization", r.busiest_link_utilization},
+      {"peak_memory_bytes", r.peak_memory_bytes},
+      {"ops", r.ops},
+      {"transfers", r.transfers},
+      {"gpus", r.gpus},
+      {"trace_file", r.trace_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.trace_file)},
+      {"wall_s", r.wall_s}};
 }
 
 StrategyRunResult strategy_result_from_json(const nlohmann::json& j) {
@@ -67,8 +69,8 @@ StrategyRunResult run_strategy(const StrategyRunRequest& request) {
   if (request.gpus < 0) throw InputError("--gpus: must be >= 2");
   if (request.gpus > 0) {
     if (static_cast<std::size_t>(request.gpus) > all_gpus.size())
-      throw InputError("--gpus " + std::to_string(request.gpus) + ": topology '" + machine.name() + "' has only " +
-                       std::to_string(all_gpus.size()) + " GPUs");
+      throw InputError("--gpus " + std::to_string(request.gpus) + ": topology '" + machine.name() +
+                       "' has only " + std::to_string(all_gpus.size()) + " GPUs");
     options.gpus.assign(all_gpus.begin(), all_gpus.begin() + request.gpus);
   }
   SyncPlan plan = make_sync_plan(request.strategy, machine, options);
@@ -80,16 +82,18 @@ StrategyRunResult run_strategy(const StrategyRunRequest& request) {
   result.gpus = static_cast<int>(options.gpus.empty() ? all_gpus.size() : options.gpus.size());
 
   const bool want_trace = !request.trace_path.empty() || !request.csv_path.empty();
+  const StreamTable streams(machine);
+  PeakMemoryObserver peak_memory;
   std::unique_ptr<TraceRecorder> recorder;
-  std::vector<SchedulerObserver*> observers;
+  std::vector<SchedulerObserver*> observers = {&peak_memory};
   if (want_trace) {
-    recorder = std::make_unique<TraceRecorder>(machine, plan.graph,
+    recorder = std::make_unique<TraceRecorder>(machine, plan.graph, streams,
                                                request.strategy + " on " + machine.name(), "sim");
     observers.push_back(recorder.get());
   }
   const SimulationResult simulation = simulate(machine, plan.graph, SimulateOptions{}, observers);
   result.makespan_s = simulation.makespan_s;
-  result.peak_memory_bytes = simulation.peak_memory_bytes;
+  result.peak_memory_bytes = peak_memory.peak_bytes();
 
   const LinkTraffic traffic = compute_link_traffic(machine, plan.graph);
   result.bytes_moved = traffic.bytes_moved;
@@ -107,7 +111,8 @@ StrategyRunResult run_strategy(const StrategyRunRequest& request) {
     }
     if (!request.csv_path.empty()) write_csv_trace(trace, request.csv_path);
   }
-  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  result.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }
 

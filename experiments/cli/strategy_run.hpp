@@ -13,12 +13,12 @@ namespace opsim {
 struct StrategyRunRequest {
   std::string topology = "pcie-switch-4gpu";  ///< preset, family ("nvlink-ring:8") or file
   std::string strategy = "tree";
-  double bytes = 160e6;     ///< gradient bytes per GPU
-  int gpus = 0;             ///< use the first N GPUs; 0: all
-  bool comm_only = false;   ///< leave the reductions' compute out
+  double bytes = 160e6;    ///< gradient bytes per GPU
+  int gpus = 0;            ///< use the first N GPUs; 0: all
+  bool comm_only = false;  ///< leave the reductions' compute out
   WhatIf what_if;
-  std::string trace_path;   ///< Chrome trace to write; empty: none
-  std::string csv_path;     ///< per-op CSV to write; empty: none
+  std::string trace_path;  ///< Chrome trace to write; empty: none
+  std::string csv_path;    ///< per-op CSV to write; empty: none
 };
 
 struct StrategyRunResult {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/atomic_file.hpp"
+#include "engine/csv_trace_writer.hpp"
 #include "experiments/cli/process_pool.hpp"
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/strategy_run.hpp"
@@ -32,13 +33,15 @@ SweepSpec read_spec(const std::string& path) {
   } catch (const YAML::BadFile&) {
     throw InputError(path + ": cannot open sweep spec");
   } catch (const YAML::Exception& e) {
-    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                     ": " + e.msg);
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                     std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
   auto place = [&](const YAML::Node& node) {
-    return path + ":" + std::to_string(node.Mark().line + 1) + ":" + std::to_string(node.Mark().column + 1);
+    return path + ":" + std::to_string(node.Mark().line + 1) + ":" +
+           std::to_string(node.Mark().column + 1);
   };
-  if (!root.IsMap()) throw InputError(path + ": the spec must be a mapping (topologies, strategies, bytes, ...)");
+  if (!root.IsMap())
+    throw InputError(path + ": the spec must be a mapping (topologies, strategies, bytes, ...)");
   SweepSpec spec;
   auto strings = [&](const char* key, bool required) {
     std::vector<std::string> out;
@@ -51,14 +54,16 @@ SweepSpec read_spec(const std::string& path) {
     if (!node.IsSequence() || node.size() == 0)
       throw InputError(place(node) + ": '" + key + "' must be a non-empty list");
     for (const auto& item : node) {
-      if (!item.IsScalar()) throw InputError(place(item) + ": '" + key + "' entries must be plain values");
+      if (!item.IsScalar())
+        throw InputError(place(item) + ": '" + key + "' entries must be plain values");
       out.push_back(item.as<std::string>());
     }
     return out;
   };
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>();
-    if (key != "topologies" && key != "strategies" && key != "bytes" && key != "gpus" && key != "comm_only")
+    if (key != "topologies" && key != "strategies" && key != "bytes" && key != "gpus" &&
+        key != "comm_only")
       throw InputError(place(entry.first) + ": unknown key '" + key +
                        "' (topologies, strategies, bytes, gpus, comm_only)");
   }
@@ -66,7 +71,8 @@ SweepSpec read_spec(const std::string& path) {
   spec.strategies = strings("strategies", true);
   for (const std::string& text : strings("bytes", true)) {
     auto bytes = parse_bytes(text);
-    if (!bytes || !(*bytes > 0)) throw InputError(place(root["bytes"]) + ": cannot read '" + text + "' as a size");
+    if (!bytes || !(*bytes > 0))
+      throw InputError(place(root["bytes"]) + ": cannot read '" + text + "' as a size");
     spec.bytes.push_back(*bytes);
   }
   if (root["gpus"]) {
@@ -89,7 +95,6 @@ SweepSpec read_spec(const std::string& path) {
   return spec;
 }
 
-
 }  // namespace
 
 int run_sweep(const SweepOptions& options) {
@@ -111,7 +116,8 @@ int run_sweep(const SweepOptions& options) {
   for (const auto& request : requests)
     jobs.push_back([request] { return to_json(run_strategy(request)).dump(); });
   ProgressBar progress(jobs.size(), "simulations");
-  const auto outcomes = run_in_children(jobs, options.parallel, [&](std::size_t) { progress.advance(); });
+  const auto outcomes =
+      run_in_children(jobs, options.parallel, [&](std::size_t) { progress.advance(); });
   progress.finish();
 
   std::ostringstream csv;
@@ -129,9 +135,9 @@ int run_sweep(const SweepOptions& options) {
     }
     const auto r = strategy_result_from_json(nlohmann::json::parse(outcomes[i].output));
     csv << r.gpus << "," << (q.comm_only ? "true" : "false") << "," << r.makespan_s << ","
-        << (std::isfinite(r.lower_bound_s) ? std::to_string(r.lower_bound_s) : "") << "," << r.bytes_moved << ","
-        << csv_field(r.busiest_link) << "," << r.busiest_link_utilization << "," << r.ops << "," << r.wall_s
-        << ",\n";
+        << (std::isfinite(r.lower_bound_s) ? std::to_string(r.lower_bound_s) : "") << ","
+        << r.bytes_moved << "," << csv_field(r.busiest_link) << "," << r.busiest_link_utilization
+        << "," << r.ops << "," << r.wall_s << ",\n";
   }
   if (options.out_path.empty()) {
     std::cout << csv.str();
@@ -139,7 +145,9 @@ int run_sweep(const SweepOptions& options) {
     write_file_atomically(options.out_path, csv.str());
     std::cerr << "wrote " << requests.size() << " rows to " << options.out_path << "\n";
   }
-  if (failures) std::cerr << failures << " of " << requests.size() << " simulations failed (see the error column)\n";
+  if (failures)
+    std::cerr << failures << " of " << requests.size()
+              << " simulations failed (see the error column)\n";
   return failures ? 1 : 0;
 }
 

@@ -11,13 +11,6 @@ std::size_t display_width(const std::string& text) {
   return width;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 TextTable::TextTable(std::vector<std::string> header, std::vector<bool> right_aligned)
     : header_(std::move(header)), right_(std::move(right_aligned)) {
   right_.resize(header_.size(), false);

@@ -18,9 +18,6 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-/// A CSV field, quoted per RFC 4180 when it holds a comma, quote or newline.
-std::string csv_field(const std::string& text);
-
 /// Display width of UTF-8 text (counts code points, not bytes).
 std::size_t display_width(const std::string& text);
 

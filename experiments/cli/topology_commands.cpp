@@ -12,7 +12,7 @@ namespace opsim {
 int run_list_topologies() {
   TextTable table({"name", "GPUs", "description"}, {false, true, false});
   for (const TopologyInfo& info : list_topologies())
-    table.add_row({info.name, info.gpus > 0 ? std::to_string(info.gpus) : "N", info.description});
+    table.add_row({info.name, info.gpus ? std::to_string(*info.gpus) : "N", info.description});
   std::cout << table.render()
             << "\nUse a name with --topology, or a YAML file (see topologies/README.md).\n";
   return 0;
@@ -26,9 +26,9 @@ int run_topology_check(const std::string& path) {
     cpus += d.kind == DeviceKind::kCpu;
     disks += d.kind == DeviceKind::kDisk;
   }
-  std::cout << path << ": ok: '" << machine.name() << "', " << machine.node_names().size() << " server(s), "
-            << cpus << " CPU(s), " << gpus << " GPU(s), " << disks << " disk(s), " << machine.links().size()
-            << " link(s)\n";
+  std::cout << path << ": ok: '" << machine.name() << "', " << machine.node_names().size()
+            << " server(s), " << cpus << " CPU(s), " << gpus << " GPU(s), " << disks << " disk(s), "
+            << machine.links().size() << " link(s)\n";
   return 0;
 }
 

@@ -12,7 +12,9 @@ namespace {
 
 using Parser = std::optional<double> (*)(std::string_view);
 
-std::optional<double> parse_plain(std::string_view text) { return parse_count(text); }
+std::optional<double> parse_plain(std::string_view text) {
+  return parse_count(text);
+}
 
 struct Field {
   Parser parse;
@@ -23,24 +25,33 @@ struct Field {
 const std::map<std::string, std::map<std::string, Field>>& fields() {
   static const std::map<std::string, std::map<std::string, Field>> kFields = {
       {"link",
-       {{"bandwidth", {parse_bytes_per_s, nullptr, [](LinkModel& l, double v) { l.bytes_per_s = v; }}},
+       {{"bandwidth",
+         {parse_bytes_per_s, nullptr, [](LinkModel& l, double v) { l.bytes_per_s = v; }}},
         {"latency", {parse_seconds, nullptr, [](LinkModel& l, double v) { l.latency_s = v; }}}}},
       {"gpu",
-       {{"flops", {parse_flops_per_s, [](Device& d, double v) { d.gpu.fp32_flops_per_s = v; }, nullptr}},
-        {"fp16_flops", {parse_flops_per_s, [](Device& d, double v) { d.gpu.fp16_flops_per_s = v; }, nullptr}},
-        {"memory_bandwidth", {parse_bytes_per_s, [](Device& d, double v) { d.gpu.memory_bytes_per_s = v; }, nullptr}},
+       {{"flops",
+         {parse_flops_per_s, [](Device& d, double v) { d.gpu.fp32_flops_per_s = v; }, nullptr}},
+        {"fp16_flops",
+         {parse_flops_per_s, [](Device& d, double v) { d.gpu.fp16_flops_per_s = v; }, nullptr}},
+        {"memory_bandwidth",
+         {parse_bytes_per_s, [](Device& d, double v) { d.gpu.memory_bytes_per_s = v; }, nullptr}},
         {"launch", {parse_seconds, [](Device& d, double v) { d.gpu.launch_s = v; }, nullptr}},
         {"efficiency", {parse_plain, [](Device& d, double v) { d.gpu.efficiency = v; }, nullptr}}}},
       {"cpu",
-       {{"cores", {parse_plain, [](Device& d, double v) { d.cpu.cores = static_cast<int>(v); }, nullptr}},
+       {{"cores",
+         {parse_plain, [](Device& d, double v) { d.cpu.cores = static_cast<int>(v); }, nullptr}},
         {"clock", {parse_plain, [](Device& d, double v) { d.cpu.clock_hz = v; }, nullptr}},
         {"dram_bandwidth",
-         {parse_bytes_per_s, [](Device& d, double v) { d.cpu.dram.bytes_per_s_per_channel = v / d.cpu.dram.channels; }, nullptr}},
+         {parse_bytes_per_s,
+          [](Device& d, double v) { d.cpu.dram.bytes_per_s_per_channel = v / d.cpu.dram.channels; },
+          nullptr}},
         {"dispatch", {parse_seconds, [](Device& d, double v) { d.cpu.dispatch_s = v; }, nullptr}},
         {"efficiency", {parse_plain, [](Device& d, double v) { d.cpu.efficiency = v; }, nullptr}}}},
       {"disk",
-       {{"read_bandwidth", {parse_bytes_per_s, [](Device& d, double v) { d.disk.read_bytes_per_s = v; }, nullptr}},
-        {"write_bandwidth", {parse_bytes_per_s, [](Device& d, double v) { d.disk.write_bytes_per_s = v; }, nullptr}},
+       {{"read_bandwidth",
+         {parse_bytes_per_s, [](Device& d, double v) { d.disk.read_bytes_per_s = v; }, nullptr}},
+        {"write_bandwidth",
+         {parse_bytes_per_s, [](Device& d, double v) { d.disk.write_bytes_per_s = v; }, nullptr}},
         {"access", {parse_seconds, [](Device& d, double v) { d.disk.access_s = v; }, nullptr}},
         {"read_iops", {parse_plain, [](Device& d, double v) { d.disk.read_iops = v; }, nullptr}}}},
   };
@@ -68,7 +79,9 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
   for (LinkId id = 0; id < machine.links().size(); ++id)
     machine.mutable_link(id).model.bytes_per_s *= what_if.link_bandwidth_scale;
   for (const std::string& assignment : what_if.assignments) {
-    auto fail = [&](const std::string& what) { throw InputError("--set " + assignment + ": " + what); };
+    auto fail = [&](const std::string& what) {
+      throw InputError("--set " + assignment + ": " + what);
+    };
     const auto equals = assignment.find('=');
     const auto dot = assignment.rfind('.', equals);
     if (equals == std::string::npos || dot == std::string::npos || dot == 0)
@@ -81,10 +94,14 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
     LinkModel* link = nullptr;
     if (auto d = machine.find_device(name)) {
       device = &machine.mutable_device(*d);
-      if (device->kind == DeviceKind::kGpu) group = "gpu";
-      else if (device->kind == DeviceKind::kCpu) group = "cpu";
-      else if (device->kind == DeviceKind::kDisk) group = "disk";
-      else fail("a " + std::string(to_string(device->kind)) + " has no settable fields");
+      if (device->kind == DeviceKind::kGpu)
+        group = "gpu";
+      else if (device->kind == DeviceKind::kCpu)
+        group = "cpu";
+      else if (device->kind == DeviceKind::kDisk)
+        group = "disk";
+      else
+        fail("a " + std::string(to_string(device->kind)) + " has no settable fields");
     } else if (auto l = machine.find_link(name)) {
       link = &machine.mutable_link(*l).model;
       group = "link";
@@ -93,13 +110,18 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
     }
     const auto& members = fields().at(group);
     auto it = members.find(field_name);
-    if (it == members.end()) fail("a " + group + " has no field '" + field_name + "' (" + field_names(members) + ")");
+    if (it == members.end())
+      fail("a " + group + " has no field '" + field_name + "' (" + field_names(members) + ")");
     auto value = it->second.parse(value_text);
-    const bool zero_allowed = field_name == "latency" || field_name == "launch" || field_name == "access";
+    const bool zero_allowed =
+        field_name == "latency" || field_name == "launch" || field_name == "access";
     if (!value || *value < 0 || (*value == 0 && !zero_allowed))
-      fail("cannot read '" + value_text + "' as a " + (zero_allowed ? "non-negative " : "positive ") + field_name);
-    if (device) it->second.set_device(*device, *value);
-    else it->second.set_link(*link, *value);
+      fail("cannot read '" + value_text + "' as a " +
+           (zero_allowed ? "non-negative " : "positive ") + field_name);
+    if (device)
+      it->second.set_device(*device, *value);
+    else
+      it->second.set_link(*link, *value);
   }
   return machine;
 }

@@ -28,7 +28,7 @@ SyncPlan make_multi_ring_plan(const SyncInput& input) {
     std::vector<DeviceId> order(n);
     for (std::size_t i = 0; i < n; ++i) order[i] = input.gpus[cycle[i]];
     rings.push_back(order);
-    if (n > 2) {
+    if (n > 2 && input.both_directions) {
       std::reverse(order.begin() + 1, order.end());
       rings.push_back(order);
     }

@@ -8,8 +8,10 @@ namespace opsim::sync {
 
 namespace {
 
-// Expansions of the depth-first search before it gives up; 8 GPUs need a few thousand.
-constexpr std::uint64_t kSearchBudget = 2'000'000;
+// Work (search steps plus links scanned while pruning) before the search gives up, so a
+// graph without the cycles sought costs at most a fraction of a second; 8 GPUs need a few
+// thousand.
+constexpr std::uint64_t kSearchBudget = 50'000'000;
 // Pruning costs O(n * degree) per step; above this size the search relies on the budget.
 constexpr std::uint32_t kPruneUpTo = 64;
 
@@ -44,12 +46,14 @@ class CycleSearch {
 
   // Every vertex off the path needs two usable ways in or out (to other free vertices or
   // to the path's two ends), else no cycle can pass through it.
-  bool hopeless() const {
+  bool hopeless() {
     const std::uint32_t end = path_.back();
     for (std::uint32_t v = 0; v < graph_.size(); ++v) {
       if (visited_[v]) continue;
       int ways = 0;
-      for (const auto& e : graph_.neighbours(v))
+      const auto& neighbours = graph_.neighbours(v);
+      budget_ -= std::min<std::uint64_t>(budget_, neighbours.size());
+      for (const auto& e : neighbours)
         if (usable(e) && (!visited_[e.to] || e.to == end || e.to == 0)) ++ways;
       if (ways < 2) return true;
     }
@@ -152,7 +156,8 @@ std::uint32_t GpuLinkGraph::pair_of(std::uint32_t a, std::uint32_t b) const {
   return UINT32_MAX;
 }
 
-Cycle find_widest_hamiltonian_cycle(const GpuLinkGraph& graph) {
+Cycle find_widest_hamiltonian_cycle(const GpuLinkGraph& graph, bool* gave_up) {
+  if (gave_up != nullptr) *gave_up = false;
   if (graph.size() == 2) return graph.pair_of(0, 1) == UINT32_MAX ? Cycle{} : Cycle{0, 1};
   if (!may_have_cycle(graph)) return {};
   std::vector<double> widths;
@@ -173,10 +178,12 @@ Cycle find_widest_hamiltonian_cycle(const GpuLinkGraph& graph) {
     });
     if (!found.empty() || budget == 0) break;
   }
+  if (gave_up != nullptr) *gave_up = found.empty() && budget == 0;
   return found;
 }
 
-std::vector<Cycle> find_disjoint_hamiltonian_cycles(const GpuLinkGraph& graph) {
+std::vector<Cycle> find_disjoint_hamiltonian_cycles(const GpuLinkGraph& graph, bool* gave_up) {
+  if (gave_up != nullptr) *gave_up = false;
   std::vector<int> available(graph.pair_count());
   for (std::uint32_t p = 0; p < graph.pair_count(); ++p) available[p] = graph.multiplicity(p);
   if (graph.size() == 2) {
@@ -208,6 +215,7 @@ std::vector<Cycle> find_disjoint_hamiltonian_cycles(const GpuLinkGraph& graph) {
     });
   };
   search_more();
+  if (gave_up != nullptr) *gave_up = static_cast<int>(best.size()) < most && budget == 0;
   return best;
 }
 

@@ -39,12 +39,14 @@ class GpuLinkGraph {
 };
 
 /// A Hamiltonian cycle through all GPUs whose narrowest pair is as wide as possible; empty
-/// when none exists or the search (bounded to stay instant) finds none.
-Cycle find_widest_hamiltonian_cycle(const GpuLinkGraph& graph);
+/// when none exists or the search (bounded to stay instant) finds none. `gave_up` (if
+/// given) tells whether the search hit its work limit, i.e. whether "none" is unproven.
+Cycle find_widest_hamiltonian_cycle(const GpuLinkGraph& graph, bool* gave_up = nullptr);
 
 /// As many edge-disjoint Hamiltonian cycles as the search finds (each pair used at most its
 /// multiplicity times over all cycles); for 2 GPUs, one 0 -> 1 -> 0 cycle per link unit.
 /// Backtracking with degree pruning, bounded so that it stays instant.
-std::vector<Cycle> find_disjoint_hamiltonian_cycles(const GpuLinkGraph& graph);
+std::vector<Cycle> find_disjoint_hamiltonian_cycles(const GpuLinkGraph& graph,
+                                                    bool* gave_up = nullptr);
 
 }  // namespace opsim::sync

@@ -52,7 +52,9 @@ SyncPlan make_ring_plan(const SyncInput& input) {
   const std::size_t n = input.gpus.size();
   std::vector<DeviceId> order = input.gpus;
   std::string detail = "ring in the given order";
-  const Cycle cycle = find_widest_hamiltonian_cycle(GpuLinkGraph(machine, input.gpus));
+  bool gave_up = false;
+  const Cycle cycle = find_widest_hamiltonian_cycle(GpuLinkGraph(machine, input.gpus), &gave_up);
+  if (gave_up) detail += " (NVLink cycle search hit its limit)";
   if (!cycle.empty()) {
     for (std::size_t i = 0; i < n; ++i) order[i] = input.gpus[cycle[i]];
     detail = "ring over direct GPU-GPU links";

@@ -12,6 +12,15 @@ SyncPlan make_split_plan(const SyncInput& input) {
   const std::vector<DeviceId>& gpus = input.gpus;
   const std::size_t n = gpus.size();
   const double chunk_bytes = input.bytes / static_cast<double>(n);
+  // Without reduce ops every all-gather send of an owner waits on each of its n-1 receives
+  // directly: n(n-1)^2 dependencies, which would exhaust memory for a thousand GPUs.
+  constexpr double kMostDependencies = 16e6;
+  const double dependencies =
+      static_cast<double>(n) * static_cast<double>(n - 1) * static_cast<double>(n - 1);
+  if (!input.include_reductions && dependencies > kMostDependencies)
+    fail(input, "without reductions " + std::to_string(n) + " GPUs need " +
+                    std::to_string(static_cast<long long>(dependencies)) +
+                    " dependencies (limit 16000000); keep the reductions or use fewer GPUs");
   SyncPlan plan;
   plan.graph.reserve(2 * n * (n - 1) + n);
   SyncGraphBuilder builder(input, plan.graph);

@@ -111,10 +111,6 @@ std::string describe(const SyncInput& input, const OpGraph& graph, double lower_
   return text;
 }
 
-}  // namespace opsim::sync
-
-namespace opsim::sync {
-
 SyncPlan make_hub_plan(const SyncInput& input, DeviceId hub, std::span<const DeviceId> senders,
                        int buffers, std::string_view detail) {
   SyncPlan plan;

@@ -22,6 +22,7 @@ struct SyncInput {
   std::vector<DeviceId> gpus;
   double bytes = 0;
   bool include_reductions = true;
+  bool both_directions = true;
 };
 
 /// Throws InputError "sync <strategy>: <what>".
@@ -103,13 +104,9 @@ SyncPlan make_ps_plan(const SyncInput& input);
 void add_ring_allreduce(SyncGraphBuilder& builder, std::span<const DeviceId> order, double bytes,
                         int ring);
 
-/// "tree: 4 GPUs, 160 MB, 6 copies, 1 reduce, bound 60.000 ms" plus `detail`.
+/// "tree: 4 GPUs, 160 MB, <detail>; 6 copies, 1 reduces, transfer bound 60.000 ms".
 std::string describe(const SyncInput& input, const OpGraph& graph, double lower_bound_s,
                      std::string_view detail);
-
-}  // namespace opsim::sync
-
-namespace opsim::sync {
 
 /// Gathers every sender's full gradient on `hub`, reduces `buffers` buffers there and
 /// broadcasts the result back to the senders. Its bound: the gather must end before the

@@ -49,8 +49,12 @@ SyncPlan make_sync_plan(std::string_view strategy, const Machine& machine,
     throw InputError("sync: unknown strategy '" + std::string(strategy) + "' (choose " +
                      known_names() + ")");
 
-  sync::SyncInput input{machine, entry->name, options.gpus, options.bytes,
-                        options.include_reductions};
+  sync::SyncInput input{machine,
+                        entry->name,
+                        options.gpus,
+                        options.bytes,
+                        options.include_reductions,
+                        options.multi_ring_both_directions};
   if (!std::isfinite(input.bytes) || input.bytes <= 0)
     sync::fail(input, "gradient size must be a positive number of bytes");
   if (input.gpus.empty()) input.gpus = machine.gpus();

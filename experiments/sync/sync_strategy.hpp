@@ -28,6 +28,9 @@ struct SyncOptions {
   double bytes = 160e6;            ///< gradient size S on every GPU, bytes (fp32)
   std::vector<DeviceId> gpus;      ///< participating GPUs in order; empty: all GPUs
   bool include_reductions = true;  ///< false: no reduce ops, only transfers (--comm-only)
+  /// multi-ring: run each NVLink cycle in both directions (links are full duplex); false
+  /// runs one direction per cycle, the book's "3 x 18 GB/s" arithmetic.
+  bool multi_ring_both_directions = true;
 };
 
 struct SyncPlan {

@@ -38,8 +38,8 @@ fs::path scratch_dir() {
 CommandResult opsim(const std::string& args) {
   const fs::path dir = scratch_dir();
   const fs::path out = dir / "stdout", err = dir / "stderr";
-  const std::string command = std::string(OPSIM_BINARY_DIR) + "/bin/opsim " + args + " >" + out.string() +
-                              " 2>" + err.string() + " </dev/null";
+  const std::string command = std::string(OPSIM_BINARY_DIR) + "/bin/opsim " + args + " >" +
+                              out.string() + " 2>" + err.string() + " </dev/null";
   const int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -48,17 +48,23 @@ CommandResult opsim(const std::string& args) {
   return result;
 }
 
-std::string data(const char* name) { return std::string(OPSIM_SOURCE_DIR) + "/tests/cli/data/" + name; }
+std::string data(const char* name) {
+  return std::string(OPSIM_SOURCE_DIR) + "/tests/cli/data/" + name;
+}
 
 std::map<std::string, double> makespans(const std::string& json_text) {
   std::map<std::string, double> out;
-  for (const auto& r : nlohmann::json::parse(json_text).at("results"))
+  const auto doc = nlohmann::json::parse(json_text);
+  for (const auto& r : doc.at("results"))
     out[r.at("strategy").get<std::string>()] = r.at("makespan_s").get<double>();
+  if (out.empty()) ADD_FAILURE() << "no results in: " << json_text;
   return out;
 }
 
 TEST(Cli, BookServerCommOnlyGives60_80_15ms) {
-  const auto r = opsim("compare --topology pcie-switch-4gpu --bytes 160MB --strategies tree,cpu,split --comm-only --format json");
+  const auto r = opsim(
+      "compare --topology pcie-switch-4gpu --bytes 160MB --strategies tree,cpu,split --comm-only "
+      "--format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto m = makespans(r.out);
   EXPECT_NEAR(m.at("tree"), 0.060, 0.060 * 0.005);
@@ -78,7 +84,8 @@ TEST(Cli, BookServerCommOnlyGives60_80_15ms) {
 TEST(Cli, ReductionsAddTimeOnTheDeviceThatReduces) {
   const auto r = opsim("compare --strategies tree,cpu,split,ring --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& result : nlohmann::json::parse(r.out).at("results")) {
+  const auto doc = nlohmann::json::parse(r.out);
+  for (const auto& result : doc.at("results")) {
     SCOPED_TRACE(result.dump());
     const double with = result.at("makespan_s").get<double>();
     const double without = result.at("comm_only_makespan_s").get<double>();
@@ -111,7 +118,8 @@ TEST(Cli, SweepCoversEveryRingSizeFrom2To64) {
   for (int n = 2; n <= 64; ++n) spec << (n > 2 ? ", " : "") << "nvlink-ring:" << n;
   spec << "]\nstrategies: [ring]\nbytes: [160MB]\ncomm_only: true\n";
   spec.close();
-  const auto r = opsim("sweep " + (dir / "rings.yaml").string() + " -o " + (dir / "rings.csv").string());
+  const auto r =
+      opsim("sweep " + (dir / "rings.yaml").string() + " -o " + (dir / "rings.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream csv(slurp(dir / "rings.csv"));
   std::string line;
@@ -133,7 +141,8 @@ TEST(Cli, SweepCoversEveryRingSizeFrom2To64) {
 }
 
 TEST(Cli, MultiRingBeatsSingleRingOnDgx1) {
-  const auto r = opsim("compare --topology dgx1-v100 --strategies ring,multi-ring --comm-only --format json");
+  const auto r =
+      opsim("compare --topology dgx1-v100 --strategies ring,multi-ring --comm-only --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto m = makespans(r.out);
   EXPECT_LT(m.at("multi-ring"), m.at("ring") * 0.75);
@@ -144,7 +153,8 @@ TEST(Cli, MultiRingBeatsSingleRingOnDgx1) {
 TEST(Cli, SameInputGivesByteIdenticalTraceThatFollowsTheRules) {
   const fs::path dir = scratch_dir();
   for (const char* run : {"a", "b"}) {
-    const auto r = opsim("compare --strategies tree,ring --trace-dir " + (dir / run).string() + " --format json");
+    const auto r = opsim("compare --strategies tree,ring --trace-dir " + (dir / run).string() +
+                         " --format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   for (const char* strategy : {"tree", "ring"}) {
@@ -154,26 +164,31 @@ TEST(Cli, SameInputGivesByteIdenticalTraceThatFollowsTheRules) {
     EXPECT_EQ(a, b) << strategy;
     const auto problems = opsim::check_chrome_trace_rules(nlohmann::json::parse(a));
     EXPECT_TRUE(problems.empty()) << (problems.empty() ? "" : problems.front());
-    EXPECT_EQ(slurp(dir / "a" / (std::string(strategy) + ".csv")), slurp(dir / "b" / (std::string(strategy) + ".csv")));
+    EXPECT_EQ(slurp(dir / "a" / (std::string(strategy) + ".csv")),
+              slurp(dir / "b" / (std::string(strategy) + ".csv")));
   }
 }
 
 TEST(Cli, SimRunsAWorkloadFileAndWritesItsTrace) {
   const fs::path dir = scratch_dir();
-  const std::string workload = std::string(OPSIM_SOURCE_DIR) + "/experiments/workloads/load_and_multiply.json";
-  const auto r = opsim("sim " + workload + " --trace " + (dir / "w.json").string() + " --format json");
+  const std::string workload =
+      std::string(OPSIM_SOURCE_DIR) + "/experiments/workloads/load_and_multiply.json";
+  const auto r =
+      opsim("sim " + workload + " --trace " + (dir / "w.json").string() + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_GT(doc.at("makespan_s").get<double>(), 0);
-  const auto problems = opsim::check_chrome_trace_rules(nlohmann::json::parse(slurp(dir / "w.json")));
+  const auto problems =
+      opsim::check_chrome_trace_rules(nlohmann::json::parse(slurp(dir / "w.json")));
   EXPECT_TRUE(problems.empty()) << (problems.empty() ? "" : problems.front());
 }
 
 TEST(Cli, TopologiesListsPresetsAndFamilies) {
   const auto r = opsim("topologies");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* name : {"desktop-1gpu", "pcie-switch-4gpu", "dgx1-v100", "cluster-2x4gpu", "cluster-2x4gpu-100gbe",
-                           "nvlink-ring:N", "pcie-switch:N", "cluster:MxG"})
+  for (const char* name :
+       {"desktop-1gpu", "pcie-switch-4gpu", "dgx1-v100", "cluster-2x4gpu", "cluster-2x4gpu-100gbe",
+        "nvlink-ring:N", "pcie-switch:N", "cluster:MxG"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }
 
@@ -198,7 +213,8 @@ TEST(Cli, BadInputGivesOneLineErrorAndExitCode2) {
       {"compare --strategies ps", "ps"},
       {"compare --frobnicate", "frobnicate"},
       {"teleport", "teleport"},
-      {"sim /nonexistent/workload.json --topology pcie-switch-4gpu", "/nonexistent/workload.json: cannot open"},
+      {"sim /nonexistent/workload.json --topology pcie-switch-4gpu",
+       "/nonexistent/workload.json: cannot open"},
       {"sim " + data("syntax_error.json"), "syntax_error.json:3:"},
       {"sim " + data("unknown_device.json"), "unknown device 'gpu7'"},
       {"sim " + data("cycle.json"), "dependency cycle: 'a' -> 'b' -> 'c' -> 'a'"},

@@ -7,6 +7,7 @@
 #include "engine/atomic_file.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
+#include "engine/trace_files.hpp"
 #include "hw_models/input_error.hpp"
 #include "trace_test_support.hpp"
 
@@ -97,6 +98,18 @@ TEST(AtomicFile, UncommittedFileIsDiscarded) {
   }
   EXPECT_EQ(slurp(dir / "a.txt"), "old");
   EXPECT_EQ(entries(dir), 1u);
+}
+
+TEST(TraceFiles, FormatByExtension) {
+  const fs::path dir = scratch_dir("trace_files");
+  const Trace trace = test::hand_made_trace();
+  write_trace_file(trace, dir / "t.json");
+  write_trace_file(trace, dir / "t.csv");
+  EXPECT_TRUE(read_trace_file(dir / "t.json") == trace);
+  EXPECT_EQ(slurp(dir / "t.csv").rfind("name,class,device,peer,lane,", 0), 0u);
+  EXPECT_THROW(write_trace_file(trace, dir / "t.txt"), InputError);
+  EXPECT_THROW(read_trace_file(dir / "t.csv"), InputError);
+  EXPECT_EQ(entries(dir), 2u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -134,6 +135,32 @@ TEST(ChromeTrace, NanosecondTimesKeepFractionalMicroseconds) {
   EXPECT_TRUE(found);
 }
 
+TEST(ChromeTrace, MicrosecondsGiveBackExactNanosecondsRoundedOrTruncated) {
+  // Spans at every nanosecond offset of a few magnitudes: a reader that truncates ts × 1000
+  // (older Perfetto) and one that rounds it (current Perfetto) both get the exact times.
+  Trace t;
+  t.lanes = {{"lane", "n", "d", LaneKind::kCompute, 0}};
+  // 1001 ns: 1.001 × 1000 = 1000.9999999999999 in doubles.
+  for (TimeNs base : {TimeNs{0}, TimeNs{1000}, TimeNs{18'000'000}, TimeNs{123'456'789'000}}) {
+    for (TimeNs k = 0; k < 1000; ++k) {
+      t.ops.push_back({"op", "c", "d", "", 0, 0, 0, base + k, base + k + 1});
+    }
+  }
+  const json doc = json::parse(to_chrome(t));
+  std::size_t checked = 0;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const TimeNs start = e["args"]["start_ns"];
+    const TimeNs end = e["args"]["end_ns"];
+    const double ts = e["ts"], dur = e["dur"];
+    ASSERT_EQ(static_cast<TimeNs>(ts * 1000.0), start) << ts;
+    ASSERT_EQ(std::llround(ts * 1000.0), start) << ts;
+    ASSERT_EQ(static_cast<TimeNs>(dur * 1000.0), end - start) << dur;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4000u);
+}
+
 TEST(ChromeTrace, RuleCheckerCatchesBrokenTraces) {
   json doc = json::parse(R"({"traceEvents":[
     {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"a"}},
@@ -198,6 +225,17 @@ TEST(ChromeTrace, ReadBackGivesTheSameTrace) {
   EXPECT_EQ(slurp(dir / "t.json"), slurp(dir / "again.json"));
 }
 
+TEST(ChromeTrace, ReaderAcceptsEventsBeforeOtherData) {
+  // Another tool may re-order the top-level keys; the events then arrive before the model.
+  const fs::path dir = scratch_dir("chrome_reordered");
+  const Trace trace = test::hand_made_trace();
+  const json doc = json::parse(to_chrome(trace));
+  const std::string text = "{\"traceEvents\":" + doc["traceEvents"].dump(2) +
+                           ",\"otherData\":" + doc["otherData"].dump() + "}";
+  write_text(dir / "reordered.json", text);
+  EXPECT_TRUE(read_chrome_trace((dir / "reordered.json").string()) == trace);
+}
+
 TEST(ChromeTrace, EmptyTraceRoundTrips) {
   const fs::path dir = scratch_dir("chrome_empty");
   Trace trace;
@@ -227,6 +265,9 @@ TEST(ChromeTrace, ReaderRejectsOtherTools) {
   EXPECT_EQ(
       error_of(dir / "chrome.json"),
       (dir / "chrome.json").string() + ": top level: not an opsim trace (no otherData.opsim)");
+  write_text(dir / "empty_model.json", R"({"otherData":{"opsim":{}},"traceEvents":[]})");
+  EXPECT_EQ(error_of(dir / "empty_model.json"),
+            (dir / "empty_model.json").string() + ": otherData.opsim: missing \"format\"");
   write_text(dir / "array.json", "[1, 2]");
   EXPECT_NE(error_of(dir / "array.json").find("not a Chrome trace object"), std::string::npos);
 }
@@ -257,6 +298,13 @@ TEST(ChromeTrace, ReaderRejectsDamagedOpsimFiles) {
   EXPECT_NE(error_of(dir / "bad_lane.json").find("\"lane\" = 99 is out of range [0, 5)"),
             std::string::npos)
       << error_of(dir / "bad_lane.json");
+
+  json number = doc;
+  number["traceEvents"].insert(number["traceEvents"].begin() + 1, 5);
+  write_text(dir / "number.json", number.dump());
+  EXPECT_NE(error_of(dir / "number.json").find("traceEvents[1]: expected a JSON object"),
+            std::string::npos)
+      << error_of(dir / "number.json");
 
   json version = doc;
   version["otherData"]["opsim"]["version"] = 2;

@@ -83,8 +83,7 @@ TEST(TraceRecorder, LanesOpsLinkSpansAndDependencies) {
                                "pcie_gpu0 gpu0\u2192pcie_sw0",
                                "pcie_gpu1 gpu1\u2192pcie_sw0",
                                "pcie_gpu1 pcie_sw0\u2192gpu1",
-                               "sata0 disk0\u2192cpu0",
-                               "sata0 cpu0\u2192disk0",
+                               "sata0 disk0\u2194cpu0",  // half duplex: one lane
                                "eth0 cpu0\u2192cpu1",
                            }));
   EXPECT_EQ(t.lanes[0].node, "rig");
@@ -130,8 +129,8 @@ TEST(TraceRecorder, LanesOpsLinkSpansAndDependencies) {
                                                    "pcie_gpu1 pcie_sw0\u2192gpu1"}));
   EXPECT_EQ(spans_of(2), (std::vector<std::string>{"pcie_gpu1 gpu1\u2192pcie_sw0",
                                                    "pcie_cpu0 pcie_sw0\u2192cpu0"}));
-  EXPECT_EQ(spans_of(3), (std::vector<std::string>{"sata0 disk0\u2192cpu0"}));
-  EXPECT_EQ(spans_of(4), (std::vector<std::string>{"sata0 cpu0\u2192disk0"}));
+  EXPECT_EQ(spans_of(3), (std::vector<std::string>{"sata0 disk0\u2194cpu0"}));
+  EXPECT_EQ(spans_of(4), (std::vector<std::string>{"sata0 disk0\u2194cpu0"}));
   EXPECT_EQ(spans_of(5), (std::vector<std::string>{"eth0 cpu0\u2192cpu1"}));
   EXPECT_TRUE(spans_of(0).empty());
   EXPECT_EQ(t.link_spans.size(), 7u);
@@ -202,6 +201,9 @@ TEST(TraceRecorder, LinkLaneNamesFollowLinkDirection) {
   const LinkId link = *m.find_link("pcie_gpu0");
   EXPECT_EQ(TraceRecorder::link_lane_name(m, link, true), "pcie_gpu0 gpu0\u2192pcie_sw0");
   EXPECT_EQ(TraceRecorder::link_lane_name(m, link, false), "pcie_gpu0 pcie_sw0\u2192gpu0");
+  const LinkId sata = *m.find_link("sata0");
+  EXPECT_EQ(TraceRecorder::link_lane_name(m, sata, true), "sata0 disk0\u2194cpu0");
+  EXPECT_EQ(TraceRecorder::link_lane_name(m, sata, false), "sata0 disk0\u2194cpu0");
 }
 
 }  // namespace

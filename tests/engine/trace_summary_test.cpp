@@ -66,6 +66,15 @@ TEST(RunSummary, RangeBusyBytesAndIdleGaps) {
   EXPECT_DOUBLE_EQ(empty.bytes_moved, 0);
 }
 
+TEST(RunSummary, FormatsForATerminal) {
+  const std::string text = format_run_summary(summarize_run(test::hand_made_trace()));
+  EXPECT_NE(text.find("busiest link pcie_gpu0 gpu0\u2192pcie_sw0: 50% of capacity\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("peak memory, all devices at once: "), std::string::npos) << text;
+  EXPECT_EQ(text.back(), '\n');
+}
+
 TEST(RunSummary, EmptyTrace) {
   const RunSummary s = summarize_run(Trace{});
   EXPECT_EQ(s.makespan_s, 0);

@@ -10,7 +10,8 @@ namespace opsim::test {
 
 // Server "rig": cpu0, pcie_sw0, gpu0, gpu1, disk0; server "server1": cpu1.
 // Links (ids in this order): pcie_cpu0 (cpu0-pcie_sw0), pcie_gpu0 (gpu0-pcie_sw0),
-// pcie_gpu1 (gpu1-pcie_sw0), sata0 (disk0-cpu0), eth0 (cpu0-cpu1). All 16 GB/s each way.
+// pcie_gpu1 (gpu1-pcie_sw0), sata0 (disk0-cpu0, half duplex), eth0 (cpu0-cpu1). All 16 GB/s
+// (each way where full duplex).
 inline Machine small_machine() {
   Machine m("rig");
   const LinkModel link{LinkKind::kPcie, 16e9, 0.0, true, 1};
@@ -24,7 +25,9 @@ inline Machine small_machine() {
   m.add_link("pcie_cpu0", cpu0, sw, link);
   m.add_link("pcie_gpu0", gpu0, sw, link);
   m.add_link("pcie_gpu1", gpu1, sw, link);
-  m.add_link("sata0", disk0, cpu0, link);
+  LinkModel sata = link;
+  sata.full_duplex = false;  // one lane for both directions
+  m.add_link("sata0", disk0, cpu0, sata);
   m.add_link("eth0", cpu0, cpu1, link);
   m.seal();
   return m;

@@ -34,6 +34,97 @@ void expect_valid_cycles(const sync::GpuLinkGraph& graph, const std::vector<sync
   for (std::uint32_t p = 0; p < graph.pair_count(); ++p) EXPECT_LE(used[p], graph.multiplicity(p));
 }
 
+/// GPUs joined by NVLink exactly along `edges` (plus a PCIe switch), `bytes_per_s` per
+/// NVLink; a pair listed twice gets one link of count 2 (bonded, as routes use one link).
+Machine nvlink_graph(int gpus, const std::vector<std::pair<int, int>>& edges,
+                     double bytes_per_s = 25e9) {
+  std::map<std::pair<int, int>, int> counts;
+  for (const auto& edge : edges) ++counts[edge];
+  Machine m("nvgraph");
+  const DeviceId cpu = m.add_cpu("cpu0", CpuModel{});
+  const DeviceId sw = m.add_switch("sw");
+  m.add_link("pcie_cpu0", cpu, sw, LinkModel::pcie(3, 16));
+  std::vector<DeviceId> g;
+  for (int i = 0; i < gpus; ++i) {
+    g.push_back(m.add_gpu("gpu" + std::to_string(i), GpuModel{}));
+    m.add_link("pcie_gpu" + std::to_string(i), g.back(), sw, LinkModel::pcie(3, 16));
+  }
+  for (const auto& [edge, count] : counts) {
+    const auto [a, b] = edge;
+    LinkModel link = LinkModel::nvlink(2, count);
+    link.bytes_per_s = bytes_per_s * count;
+    m.add_link("nv" + std::to_string(a) + "_" + std::to_string(b), g[a], g[b], link);
+  }
+  m.seal();
+  return m;
+}
+
+TEST(NvlinkCycles, PetersenGraphHasNoHamiltonianCycle) {
+  // 3-regular and connected, so only the search itself can tell.
+  std::vector<std::pair<int, int>> edges;
+  for (int i = 0; i < 5; ++i) {
+    edges.push_back({i, (i + 1) % 5});
+    edges.push_back({i, i + 5});
+    edges.push_back({i + 5, (i + 2) % 5 + 5});
+  }
+  const Machine m = nvlink_graph(10, edges);
+  bool gave_up = true;
+  EXPECT_TRUE(
+      sync::find_disjoint_hamiltonian_cycles(sync::GpuLinkGraph(m, m.gpus()), &gave_up).empty());
+  EXPECT_FALSE(gave_up);
+  EXPECT_THROW(make_sync_plan("multi-ring", m, SyncOptions{}), InputError);
+  // ring falls back to the given order, over the PCIe switch where no NVLink joins neighbours.
+  const SyncPlan ring = make_sync_plan("ring", m, SyncOptions{});
+  ring.graph.validate(m);
+  EXPECT_NE(ring.summary.find("ring in the given order"), std::string::npos) << ring.summary;
+  EXPECT_NEAR(ring.lower_bound_s, 2.0 * 9 / 10 * kS / LinkModel::pcie(3, 16).bytes_per_s, 1e-12);
+  testing::expect_allreduce(m, ring.graph, m.gpus(), 1, 10);
+  // A plain 10-GPU NVLink ring has exactly one.
+  std::vector<std::pair<int, int>> cycle;
+  for (int i = 0; i < 10; ++i) cycle.push_back({i, (i + 1) % 10});
+  const Machine c = nvlink_graph(10, cycle);
+  EXPECT_EQ(sync::find_disjoint_hamiltonian_cycles(sync::GpuLinkGraph(c, c.gpus())).size(), 1u);
+}
+
+TEST(MultiRing, BooksDgx1ArithmeticWithOneDirectionPerCycle) {
+  // The book: 8 V100, NVLinks of 18 GB/s, rings worth 3 x 18 GB/s, 160 MB: 2(n-1)/n * S /
+  // 54 GB/s = 5.19 ms; running each cycle both ways doubles the bandwidth.
+  const Machine dgx = testing::dgx1();
+  std::vector<std::pair<int, int>> edges;
+  for (const Link& link : dgx.links())
+    if (link.model.kind == LinkKind::kNvlink)
+      for (int k = 0; k < link.model.count; ++k)
+        edges.push_back({std::stoi(dgx.device(link.a).name.substr(3)),
+                         std::stoi(dgx.device(link.b).name.substr(3))});
+  ASSERT_EQ(edges.size(), 24u);  // six NVLinks per GPU
+  const Machine m = nvlink_graph(8, edges, 18e9);
+  SyncOptions one_way;
+  one_way.multi_ring_both_directions = false;
+  const SyncPlan book = make_sync_plan("multi-ring", m, one_way);
+  book.graph.validate(m);
+  EXPECT_NEAR(book.lower_bound_s, 2.0 * 7 / 8 * kS / 54e9, 1e-12);
+  EXPECT_NEAR(book.lower_bound_s * 1e3, 5.185, 1e-3);
+  const SyncPlan both = make_sync_plan("multi-ring", m, SyncOptions{});
+  EXPECT_NEAR(both.lower_bound_s, 2.0 * 7 / 8 * kS / 108e9, 1e-12);
+  testing::expect_allreduce(m, book.graph, m.gpus(), 3, 8);
+}
+
+TEST(MultiRing, RingOnNvlinkLessSubsetOfDgx1CrossesSocketsAndBoundSeesQpi) {
+  // gpu0, gpu5, gpu2, gpu7: only 0-2 and 5-7 are NVLinked, so no cycle; the given order
+  // crosses the 20 GB/s inter-socket link twice in each direction.
+  const Machine m = testing::dgx1();
+  SyncOptions options;
+  for (const char* name : {"gpu0", "gpu5", "gpu2", "gpu7"})
+    options.gpus.push_back(*m.find_device(name));
+  EXPECT_THROW(make_sync_plan("multi-ring", m, options), InputError);
+  const SyncPlan ring = make_sync_plan("ring", m, options);
+  ring.graph.validate(m);
+  const auto bytes = testing::link_bytes(m, ring.graph);
+  EXPECT_DOUBLE_EQ(testing::on_link(m, bytes, "qpi", true), 2 * 1.5 * kS);
+  EXPECT_DOUBLE_EQ(ring.lower_bound_s, 2 * 1.5 * kS / 20e9);  // not the per-hop 15.2 ms
+  testing::expect_allreduce(m, ring.graph, options.gpus, 1, 4);
+}
+
 TEST(NvlinkCycles, Dgx1MeshHasThreeDisjointHamiltonianCycles) {
   const Machine m = testing::dgx1();
   const auto start = std::chrono::steady_clock::now();

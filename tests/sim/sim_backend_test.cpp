@@ -391,7 +391,7 @@ TEST(SimBackend, DiskReadIsLimitedByTheSlowerOfMediaAndLink) {
   expect_close(nvme.access_s + 1e-6 + 1e9 / 2e9, simulate(m, g).makespan_s);
 }
 
-SimulationResult ring_result(bool isolated) {
+SimulationResult ring_result(bool isolated, bool closed_form = true) {
   // A small ring allreduce with compute, latency and mixed sizes: enough for ties.
   Machine m("ring");
   std::vector<DeviceId> gpus;
@@ -410,7 +410,9 @@ SimulationResult ring_result(bool isolated) {
     }
     last = now;
   }
-  return isolated ? simulate_isolated(m, g) : simulate(m, g);
+  SimulateOptions options;
+  options.backend.closed_form_uncontended = closed_form;
+  return isolated ? simulate_isolated(m, g, options) : simulate(m, g, options);
 }
 
 TEST(SimBackend, RunsAreDeterministic) {
@@ -422,6 +424,115 @@ TEST(SimBackend, RunsAreDeterministic) {
   EXPECT_EQ(a.end_ns, b.end_ns);
   EXPECT_EQ(a.start_ns, c.start_ns);
   EXPECT_EQ(a.end_ns, c.end_ns);
+}
+
+TEST(SimBackend, ClosedFormFlowsMatchSimGridComms) {
+  const SimulationResult fast = ring_result(true, true);
+  const SimulationResult comms = ring_result(false, false);
+  ASSERT_EQ(fast.end_ns.size(), comms.end_ns.size());
+  for (std::size_t i = 0; i < fast.end_ns.size(); ++i) {
+    EXPECT_NEAR(fast.start_ns[i], comms.start_ns[i], 2) << "op " << i;
+    EXPECT_NEAR(fast.end_ns[i], comms.end_ns[i], 2) << "op " << i;
+  }
+}
+
+TEST(SimBackend, FlowJoinedMidwayHandsItsRemainderToSimGrid) {
+  // gpu1 -> gpu0 runs alone for 5 ms (80 MB moved), then gpu2 -> gpu0 joins gpu0's link:
+  // 80 MB left at 8 GB/s ends the first at 15 ms; the second has 80 MB left and ends
+  // alone at 20 ms.
+  SwitchMachine s;
+  OpGraph g;
+  const OpId first = g.add(copy_op(s.gpu[1], s.gpu[0], kS), "first");
+  Op wait;
+  wait.kind = OpKind::kHostDispatch;
+  wait.device = s.cpu;
+  wait.seconds = 5e-3;
+  const OpId dispatch = g.add(wait, "wait 5 ms");
+  const OpId second = g.add(copy_op(s.gpu[2], s.gpu[0], kS), "second");
+  g.add_dependency(dispatch, second);
+  const SimulationResult r = simulate(s.machine, g);
+  expect_close(0.015, seconds(r.end_ns[first]));
+  expect_close(0.005, seconds(r.start_ns[second]));
+  expect_close(0.020, seconds(r.end_ns[second]));
+}
+
+TEST(SimBackend, OpAddedAfterPrepareWithoutRouteThrowsFromRun) {
+  // A program that grows the graph: with all_pairs_limit 0 only the routes of the graph at
+  // prepare() exist, so a later copy between new endpoints is refused with a clear error
+  // that propagates out of the SimGrid run loop.
+  Machine m("grow");
+  const DeviceId a = m.add_gpu("gpu0", GpuModel{});
+  const DeviceId b = m.add_gpu("gpu1", GpuModel{});
+  m.add_link("nvlink", a, b, link_at(kB));
+  m.seal();
+  OpGraph g;
+  Op k;
+  k.kind = OpKind::kCompute;
+  k.device = a;
+  k.flops = 1e9;
+  const OpId first = g.add(k, "kernel");
+  SimBackendOptions options;
+  options.all_pairs_limit = 0;
+  SimBackend backend(options);
+  Scheduler scheduler(m, g, backend);
+  scheduler.submit(first, {});
+  const OpId later = g.add(copy_op(a, b, 1e6), "later copy");
+  g.add_dependency(first, later);
+  const OpId preds[] = {first};
+  scheduler.submit(later, preds);
+  try {
+    scheduler.run();
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no route prepared from 'gpu0' to 'gpu1'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SimBackend, OpAddedAfterPrepareOnSmallMachineRuns) {
+  Machine m("grow");
+  const DeviceId a = m.add_gpu("gpu0", GpuModel{});
+  const DeviceId b = m.add_gpu("gpu1", GpuModel{});
+  m.add_link("nvlink", a, b, link_at(kB));
+  m.seal();
+  OpGraph g;
+  Op k;
+  k.kind = OpKind::kCompute;
+  k.device = a;
+  k.flops = 1e9;
+  k.stream = 0;
+  const OpId first = g.add(k, "kernel");
+  SimBackend backend;
+  Scheduler scheduler(m, g, backend);
+  scheduler.submit(first, {});
+  const OpId later = g.add(copy_op(a, b, kS), "later copy");
+  g.add_dependency(first, later);
+  const OpId preds[] = {first};
+  scheduler.submit(later, preds);
+  scheduler.run();
+  const double t = SimBackend::compute_time_s(m, k, a);
+  expect_close(t + kS / kB, seconds(scheduler.end_ns(later)));
+}
+
+TEST(SimBackend, LargeRingPlatformStaysLinear) {
+  // 1024 GPUs (over a million memory pairs): only the 1024 routes the graph uses get a
+  // route endpoint, so the platform is linear in size, not n².
+  constexpr int kGpus = 1024;
+  Machine m("nvlink-ring:1024");
+  for (int i = 0; i < kGpus; ++i) m.add_gpu("gpu" + std::to_string(i), GpuModel{});
+  for (int i = 0; i < kGpus; ++i)
+    m.add_link("nv" + std::to_string(i), i, (i + 1) % kGpus, LinkModel::nvlink(2, 1));
+  m.seal();
+  OpGraph g;
+  for (int i = 0; i < kGpus; ++i) g.add(copy_op(i, (i + 1) % kGpus, 25e6), "send");
+  SimBackend backend;
+  Scheduler scheduler(m, g, backend);
+  scheduler.submit_all();
+  scheduler.run();
+  EXPECT_EQ(backend.host_count(), 2u * kGpus + 1);  // GPUs, route endpoints, the sink
+  EXPECT_EQ(backend.link_count(), 2u * kGpus + 1);  // both NVLink directions, SimGrid loopback
+  expect_close(25e6 / 25e9 + 0.7e-6, seconds(scheduler.makespan_ns()));
 }
 
 TEST(SimBackend, SecondBackendInOneProcessIsRefused) {
