@@ -80,6 +80,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     update_topology();
     update_range();
   });
+  // WASD and F work at once, without clicking into the timeline first.
+  QTimer::singleShot(0, timeline_, [this] { timeline_->setFocus(); });
   if (options_.run_at_start) {
     QTimer::singleShot(0, this, [this] { simulate(panel_->scenario()); });
   } else {
