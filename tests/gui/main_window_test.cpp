@@ -138,6 +138,15 @@ TEST(MainWindowEndToEnd, DefaultScenarioShowsTheBooksNumbers) {
   EXPECT_EQ(m.index(1, SummaryModel::kMakespan).data().toString(), "80.000 ms");
   EXPECT_EQ(m.index(2, SummaryModel::kMakespan).data().toString(), "15.000 ms");
   ASSERT_TRUE(w.grab().save(screenshot_path("e2e_default_scenario.png")));
+  // The traces came back through the engine's reader: one pane per strategy on one axis.
+  if (can_read_trace_files()) {
+    ASSERT_EQ(w.trace_set().panes().size(), 3u);
+    EXPECT_NEAR(static_cast<double>(w.trace_set().panes()[2].model->end_ns()), 15e6, 15e3);
+    w.view_state().set_selection(std::make_pair(0.0, 15e6));
+    w.tabs()->setCurrentIndex(2);
+    settle();
+    ASSERT_TRUE(w.grab().save(screenshot_path("e2e_topology.png")));
+  }
 }
 
 }  // namespace
