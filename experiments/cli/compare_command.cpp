@@ -183,12 +183,12 @@ int run_compare(const CompareOptions& options) {
                  "busiest_link_utilization,reductions_add_s\n";
     for (const Row& row : rows) {
       const auto& r = row.result;
-      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << options.bytes << ","
-                << r.gpus << "," << (options.comm_only ? "true" : "false") << "," << r.makespan_s
-                << "," << (std::isfinite(r.lower_bound_s) ? std::to_string(r.lower_bound_s) : "")
-                << "," << r.bytes_moved << "," << csv_field(r.busiest_link) << ","
-                << r.busiest_link_utilization << ","
-                << (std::isfinite(row.comm_only_s) ? std::to_string(r.makespan_s - row.comm_only_s)
+      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << number(options.bytes) << ","
+                << r.gpus << "," << (options.comm_only ? "true" : "false") << "," << number(r.makespan_s)
+                << "," << (std::isfinite(r.lower_bound_s) ? number(r.lower_bound_s) : "")
+                << "," << number(r.bytes_moved) << "," << csv_field(r.busiest_link) << ","
+                << number(r.busiest_link_utilization) << ","
+                << (std::isfinite(row.comm_only_s) ? number(r.makespan_s - row.comm_only_s)
                                                    : "")
                 << "\n";
     }
