@@ -265,7 +265,6 @@ void MainWindow::show_result(const RunResult& result) {
                      .arg(QString::fromStdString(result.summary.topology),
                           QString::fromStdString(format_bytes(result.summary.bytes)))
                      .arg(result.wall_s, 0, 'f', 2);
-  if (!can_read_trace_files()) text += tr("  (this build cannot read traces: summary only)");
   if (!result.warnings.isEmpty()) {
     text += tr("  — %1 warning(s)").arg(result.warnings.size());
     status_->setToolTip(result.warnings.join(QLatin1Char('\n')));

@@ -109,7 +109,7 @@ void SimRunner::on_finished(int exit_code, QProcess::ExitStatus status) {
     const QDir trace_dir(dir->path());
     for (const SummaryRow& row : result.summary.rows) {
       std::shared_ptr<const Trace> trace;
-      if (!row.trace_file.empty() && can_read_trace_files()) {
+      if (!row.trace_file.empty()) {
         const QString file = trace_dir.absoluteFilePath(QString::fromStdString(row.trace_file));
         try {
           auto t = load_trace_file(file.toStdString());

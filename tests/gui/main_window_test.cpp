@@ -112,10 +112,7 @@ TEST(MainWindow, MissingCliIsReportedNotFatal) {
 // End to end: the default scenario through the real `opsim` CLI, as a new user sees it.
 TEST(MainWindowEndToEnd, DefaultScenarioShowsTheBooksNumbers) {
   const QString cli = QStringLiteral(OPSIM_BINARY_DIR) + QStringLiteral("/bin/opsim");
-  if (!QFileInfo(cli).isExecutable()) {
-    GTEST_SKIP() << "build/bin/opsim is not built (the CLI target comes from experiments/): "
-                 << cli.toStdString();
-  }
+  ASSERT_TRUE(QFileInfo(cli).isExecutable()) << "build/bin/opsim is missing: " << cli.toStdString();
   MainWindow w(MainWindow::Options{true, cli});
   QSignalSpy done(&w, &MainWindow::simulation_done);
   w.resize(1500, 950);
@@ -139,7 +136,7 @@ TEST(MainWindowEndToEnd, DefaultScenarioShowsTheBooksNumbers) {
   EXPECT_EQ(m.index(2, SummaryModel::kMakespan).data().toString(), "15.000 ms");
   ASSERT_TRUE(w.grab().save(screenshot_path("e2e_default_scenario.png")));
   // The traces came back through the engine's reader: one pane per strategy on one axis.
-  if (can_read_trace_files()) {
+  {
     ASSERT_EQ(w.trace_set().panes().size(), 3u);
     EXPECT_NEAR(static_cast<double>(w.trace_set().panes()[2].model->end_ns()), 15e6, 15e3);
     w.view_state().set_selection(std::make_pair(0.0, 15e6));
@@ -157,7 +154,6 @@ namespace {
 
 // Files opsim wrote: the engine's Chrome writer, then File > Open through the reader glue.
 TEST(MainWindow, OpensChromeTracesAndComparesThemOnOneAxis) {
-  if (!can_read_trace_files()) GTEST_SKIP() << "this build has no engine/chrome_trace_reader";
   QTemporaryDir dir;
   const QString a = dir.filePath(QStringLiteral("tree.json"));
   const QString b = dir.filePath(QStringLiteral("tree-again.json"));
