@@ -581,11 +581,19 @@ bool fast_args(FastScanner& in, FlatEvent& e) {
         ok = read_text(e.peer);
         break;
       case Key::kBytes:
-        ok = in.number(e.bytes, whole, integer) && (e.has_bytes = true);
+      case Key::kFlops: {
+        // An op's size, or a counter's value when its unit is "bytes" or "flops".
+        const bool bytes = classify(key) == Key::kBytes;
+        double& field = bytes ? e.bytes : e.flops;
+        ok = in.number(field, whole, integer);
+        (bytes ? e.has_bytes : e.has_flops) = true;
+        if (ok && !e.has_value) {
+          e.value_key = key;
+          e.value = field;
+          e.has_value = true;
+        }
         break;
-      case Key::kFlops:
-        ok = in.number(e.flops, whole, integer) && (e.has_flops = true);
-        break;
+      }
       default:
         // A counter's value, keyed by its unit.
         if (e.has_value) return false;
