@@ -41,7 +41,7 @@ void add_what_if(CLI::App* command, opsim::WhatIf& what_if) {
   command->add_option("--link-bandwidth-scale", what_if.link_bandwidth_scale,
                       "Multiply every link's bandwidth (what-if)");
   command->add_option("--set", what_if.assignments,
-                      "What-if edit NAME.FIELD=VALUE, e.g. pcie_gpu0.bandwidth=8GB/s (" +
+                      "What-if edit NAME.FIELD=VALUE, e.g. gpu0-sw0.bandwidth=8GB/s (" +
                           opsim::what_if_fields_help() + ")");
 }
 

@@ -85,7 +85,7 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
     const auto equals = assignment.find('=');
     const auto dot = assignment.rfind('.', equals);
     if (equals == std::string::npos || dot == std::string::npos || dot == 0)
-      fail("expected NAME.FIELD=VALUE, e.g. pcie_gpu0.bandwidth=8GB/s");
+      fail("expected NAME.FIELD=VALUE, e.g. gpu0-sw0.bandwidth=8GB/s");
     const std::string name = assignment.substr(0, dot);
     const std::string field_name = assignment.substr(dot + 1, equals - dot - 1);
     const std::string value_text = assignment.substr(equals + 1);

@@ -1,5 +1,5 @@
 // What-if edits on a machine, from the command line or the GUI: scale every link's
-// bandwidth, or set one field of one device or link ("pcie_gpu0.bandwidth=8GB/s",
+// bandwidth, or set one field of one device or link ("gpu0-sw0.bandwidth=8GB/s",
 // "gpu0.flops=30TFLOPS"). Applied before any route is computed.
 #pragma once
 
