@@ -307,9 +307,12 @@ double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId
   }
   if (d.kind == DeviceKind::kCpu) {
     // CPUs: one peak for every data type, no launch latency (a function call).
+    // Each op runs on cores / compute_streams cores (CpuModel::compute_streams), so its
+    // compute peak is that share; the CPU's host has one SimGrid core per stream.
     const CpuModel& c = d.cpu;
-    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s(), c.dram.bytes_per_s(), 0.0,
-                           c.efficiency);
+    const double streams = std::max(1, c.compute_streams);
+    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() / streams,
+                           c.dram.bytes_per_s(), 0.0, c.efficiency);
   }
   throw std::invalid_argument("SimBackend: compute op placed on '" + d.name +
                               "', which is neither a CPU nor a GPU");
@@ -333,8 +336,11 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   for (DeviceId d = 0; d < n; ++d) {
     const Device& dev = devices[d];
     if (dev.kind == DeviceKind::kCpu || dev.kind == DeviceKind::kGpu ||
-        dev.kind == DeviceKind::kDisk)
-      m.compute_host[d] = zone->create_host(dev.name, kWorkPerSecond)->seal();
+        dev.kind == DeviceKind::kDisk) {
+      sg4::Host* host = zone->create_host(dev.name, kWorkPerSecond);
+      if (dev.kind == DeviceKind::kCpu) host->set_core_count(std::max(1, dev.cpu.compute_streams));
+      m.compute_host[d] = host->seal();
+    }
     if (dev.kind == DeviceKind::kCpu)
       m.program_host[d] = zone->create_host(dev.name + "/program", kWorkPerSecond)->seal();
   }

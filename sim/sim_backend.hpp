@@ -11,7 +11,8 @@
 // Model (all times in seconds of simulated time):
 // - compute: launch_s + max(flops / (peak × eff), bytes / (memory bw × eff)) as work on the
 //   device's host (one SimGrid core); concurrent ops on one device share it fairly. CPUs
-//   use CpuModel::peak_flops_per_s(), DRAM bandwidth and no launch latency.
+//   use CpuModel::peak_flops_per_s() / compute_streams (one SimGrid core per
+//   compute stream), DRAM bandwidth and no launch latency.
 // - host dispatch: `seconds` on the CPU's program-thread host (not the CPU's compute host).
 // - copy: the route latency as a delay, then `bytes` over the routed SimGrid links (split
 //   duplex at LinkModel::bytes_per_s per direction, or one shared link when half duplex;

@@ -1,0 +1,24 @@
+// `opsim calibrate`: measures this machine (GEMM, memcpy, DRAM latency, O_DIRECT disk,
+// dispatch cost) and writes a profile YAML that --topology / --profile accept.
+#pragma once
+
+#include <string>
+
+#include "hw_models/machine.hpp"
+
+namespace opsim {
+
+struct CalibrateCommandOptions {
+  std::string out_path = "calibrated.yaml";  ///< profile written here (atomically)
+  bool quick = false;                        ///< ~10 s: smaller sizes, 3 repeats
+  int repeats = 0;                           ///< 0: 5 (3 with --quick)
+  std::string format = "table";              ///< table or json
+  std::string scratch_dir;                   ///< disk scratch; empty: temp directory
+};
+
+int run_calibrate_command(const CalibrateCommandOptions& options);
+
+/// Calibrates (quick or not) with a progress bar on stderr and returns the profile.
+Machine calibrate_with_progress(bool quick, int repeats, const std::string& scratch_dir);
+
+}  // namespace opsim
