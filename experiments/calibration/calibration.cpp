@@ -57,7 +57,7 @@ Plan plan_for(const CalibrationOptions& o) {
   if (o.quick) {
     p = {{256, 512}, 32u << 20, 32u << 20, 32u << 20, 500, 5000, 0.1, 3};
   } else {
-    p = {{256, 512, 1024}, 128u << 20, 128u << 20, 128u << 20, 2000, 20000, 0.2, 5};
+    p = {{256, 512, 1024, 2048}, 128u << 20, 128u << 20, 128u << 20, 2000, 20000, 0.2, 5};
   }
   if (o.repeats > 0) p.repeats = o.repeats;
   return p;
@@ -84,6 +84,14 @@ double memcpy_rate(std::size_t bytes, int streams, double min_s) {
     for (auto& t : threads) t.join();
   };
   return rate(static_cast<double>(bytes) * streams, min_s, one_round);
+}
+
+// Bytes touched per second by one thread's elementwise pass, as CpuBackend runs it: add over
+// n floats reads n and writes n (8n bytes).
+double elementwise_rate(std::size_t bytes, double min_s) {
+  const std::size_t n = bytes / 8;
+  std::vector<float> a(n, 1.0f), b(n, 0.0f);
+  return rate(8.0 * n, min_s, [&] { cpu::add(a.data(), a.data(), b.data(), n); });
 }
 
 // Seconds per dependent load over a random cyclic permutation of cache lines.
@@ -131,20 +139,13 @@ std::string profile_name() {
 
 Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   const int cores = std::max(1, in.hardware_threads);
+  const int streams = std::clamp(in.compute_streams, 1, cores);
   CpuModel cpu;
   cpu.cores = cores;
   cpu.simd_fp32_lanes = 16;
   cpu.fma_units = 2;
-  // The roofline scales memory-bound kernels by `efficiency` too, so the measured GEMM rate
-  // goes into an effective clock and efficiency stays 1: peak = what one BLAS thread reaches
-  // per core, times the cores.
-  cpu.efficiency = 1.0;
-  cpu.clock_hz = in.gemm_flops_per_s_per_thread /
-                 (static_cast<double>(cpu.simd_fp32_lanes) * cpu.fma_units * 2.0);
   cpu.dispatch_s = in.dispatch_s;
-  // One op per core: the executor gives each compute stream hardware_threads / streams
-  // BLAS threads, and the simulator runs each op on cores / compute_streams cores.
-  cpu.compute_streams = cores;
+  cpu.compute_streams = streams;
   cpu.copy_streams = 2;
   // A memcpy reads and writes every byte: the simulator moves it at half the DRAM bandwidth.
   cpu.dram.channels = 1;
@@ -155,6 +156,15 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   const long page_bytes = ::sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page_bytes > 0)
     cpu.dram.capacity_bytes = static_cast<double>(pages) * static_cast<double>(page_bytes);
+  // The roofline scales both compute and memory time by `efficiency`: it is set so that
+  // memory-bound kernels run at the measured elementwise rate, and the clock so that
+  // peak x efficiency / streams is the measured GEMM rate of one stream.
+  cpu.efficiency = in.elementwise_bytes_per_s > 0
+                       ? std::clamp(in.elementwise_bytes_per_s / cpu.dram.bytes_per_s(), 1e-3, 1.0)
+                       : 1.0;
+  cpu.clock_hz =
+      in.gemm_flops_per_s_per_stream * streams /
+      (cores * static_cast<double>(cpu.simd_fp32_lanes) * cpu.fma_units * 2.0 * cpu.efficiency);
 
   DiskModel disk;
   disk.kind = in.disk_access_s > 1e-3 ? DiskKind::kHdd : DiskKind::kSataSsd;
@@ -209,6 +219,8 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                    [=] { return memcpy_rate(plan.memcpy_bytes, 1, plan.min_s); }});
   items.push_back({"memcpy 2 streams", "bytes/s",
                    [=] { return memcpy_rate(plan.memcpy_bytes, 2, plan.min_s); }});
+  items.push_back({"elementwise 1 thread", "bytes/s",
+                   [=] { return elementwise_rate(plan.memcpy_bytes, plan.min_s); }});
   items.push_back(
       {"dram first access", "s", [=] { return chase_latency(plan.chase_bytes, plan.min_s); }});
 
@@ -222,9 +234,11 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     return *file;
   };
   items.push_back({"disk sequential write", "bytes/s", [&] {
+                     // Appends, as the executor's disk writes do: new blocks, not overwrites.
                      DiskFile& f = disk();
+                     const std::uint64_t end = f.size_bytes();
                      const auto s = Clock::now();
-                     f.write(0, plan.disk_bytes, 0);
+                     f.write(end, plan.disk_bytes, 0);
                      return plan.disk_bytes / seconds_since(s);
                    }});
   items.push_back({"disk sequential read", "bytes/s", [&] {
@@ -244,16 +258,17 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                      }
                      return seconds_since(s) / plan.random_reads;
                    }});
+  std::unique_ptr<frontend::Context> ctx;
   items.push_back({"host dispatch per op", "s", [&] {
                      // The frontend issuing tiny independent ops: t1 is the issuing cost.
-                     frontend::ContextOptions co;
-                     frontend::Context ctx(frontend::host_machine(), co);
-                     frontend::Array x = ctx.full(frontend::cpu(), 1, 1, 1.0f);
-                     ctx.waitall();
+                     if (!ctx) ctx = std::make_unique<frontend::Context>(frontend::host_machine());
+                     frontend::Array x = ctx->full(frontend::cpu(), 1, 1, 1.0f);
+                     for (int i = 0; i < 100; ++i) (void)ctx->add(x, x);  // warm the workers
+                     ctx->waitall();
                      const auto s = Clock::now();
-                     for (int i = 0; i < plan.dispatch_ops; ++i) (void)ctx.add(x, x);
+                     for (int i = 0; i < plan.dispatch_ops; ++i) (void)ctx->add(x, x);
                      const double issue_s = seconds_since(s);
-                     ctx.waitall();
+                     ctx->waitall();
                      return issue_s / plan.dispatch_ops;
                    }});
 
@@ -267,13 +282,18 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     if (options.on_progress) options.on_progress(++done, items.size());
   }
   file.reset();
+  ctx.reset();
   cpu::set_blas_threads(hw);
 
   ProfileInputs in;
   in.hardware_threads = hw;
-  // One BLAS thread per compute stream: the largest size measured single-threaded.
-  in.gemm_flops_per_s_per_thread =
-      report.get("gemm " + std::to_string(plan.gemm_sizes.back()) + " x1 thread").value;
+  // GEMM of the largest size: how many ops really run at once, and what one op gets.
+  const std::string n = std::to_string(plan.gemm_sizes.back());
+  const double one = report.get("gemm " + n + " x1 thread").value;
+  const double all = report.get("gemm " + n + " x" + std::to_string(hw) + " thread").value;
+  in.compute_streams = std::clamp(static_cast<int>(std::lround(all / one)), 1, hw);
+  in.gemm_flops_per_s_per_stream = in.compute_streams == hw ? one : all / in.compute_streams;
+  in.elementwise_bytes_per_s = report.get("elementwise 1 thread").value;
   in.memcpy_bytes_per_s = report.get("memcpy 1 stream").value;
   in.first_access_s = report.get("dram first access").value;
   in.disk_write_bytes_per_s = report.get("disk sequential write").value;

@@ -9,7 +9,8 @@
 // What is measured (each `repeats` times; the median is used, the spread reported):
 // - GEMM: cpu::sgemm (OpenBLAS, as CpuBackend runs it) for square sizes at 1 thread and at
 //   all hardware threads, in flop/s;
-// - memcpy bandwidth with one stream and with two concurrent streams, in bytes/s copied;
+// - memcpy bandwidth with one stream and with two concurrent streams, in bytes/s copied, and
+//   one thread's elementwise pass (cpu::add, bytes touched per second);
 // - DRAM first-access latency by pointer chasing over a buffer larger than the caches;
 // - disk: sequential write and read and random 4 KiB reads through DiskFile (O_DIRECT) on
 //   a scratch file in the temp directory;
@@ -57,13 +58,15 @@ struct CalibrationReport {
 /// scratch directory cannot be used.
 CalibrationReport calibrate(const CalibrationOptions& options);
 
-/// Builds the profile from measured values (separated from calibrate() for tests):
-/// gemm_flops_per_s with one BLAS thread per compute stream, memcpy bandwidth in bytes/s
-/// copied, DRAM first-access latency, disk figures and the dispatch cost per op.
+/// What the profile is built from (separated from calibrate() for tests).
 struct ProfileInputs {
   int hardware_threads = 1;
-  double gemm_flops_per_s_per_thread = 0;
-  double memcpy_bytes_per_s = 0;
+  /// Ops that really run side by side on the CPU: the 1-thread and all-thread GEMM rates'
+  /// ratio, rounded, from 1 to hardware_threads (a loaded machine gives fewer than its cores).
+  int compute_streams = 1;
+  double gemm_flops_per_s_per_stream = 0;  ///< what one op reaches alone on its stream
+  double elementwise_bytes_per_s = 0;      ///< one thread's elementwise pass (bytes touched)
+  double memcpy_bytes_per_s = 0;           ///< bytes copied per second, one stream
   double first_access_s = 0;
   double disk_read_bytes_per_s = 0;
   double disk_write_bytes_per_s = 0;
@@ -71,6 +74,10 @@ struct ProfileInputs {
   double disk_random_read_s = 0;
   double dispatch_s = 0;
 };
+/// cpu0 gets compute_streams streams, a per-stream peak of gemm_flops_per_s_per_stream (the
+/// roofline's efficiency folded into an effective clock), DRAM bandwidth 2 x memcpy_bytes_per_s
+/// (a memcpy reads and writes every byte) and efficiency elementwise / DRAM bandwidth, so
+/// that memory-bound kernels take bytes / elementwise_bytes_per_s; disk0 the disk figures.
 Machine build_profile(const ProfileInputs& inputs, const std::string& host_name);
 
 /// The host name, made safe for a machine name ("calibrated-<hostname>").

@@ -59,7 +59,9 @@ std::string data(const char* name) {
 std::string fixed_profile() {
   opsim::calibration::ProfileInputs in;
   in.hardware_threads = 2;
-  in.gemm_flops_per_s_per_thread = 50e9;
+  in.compute_streams = 2;
+  in.gemm_flops_per_s_per_stream = 50e9;
+  in.elementwise_bytes_per_s = 16e9;
   in.memcpy_bytes_per_s = 8e9;
   in.first_access_s = 100e-9;
   in.disk_read_bytes_per_s = in.disk_write_bytes_per_s = 1e9;
@@ -75,7 +77,7 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   const auto r = opsim("calibrate --quick --format json --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
-  EXPECT_EQ(doc.at("measurements").size(), 11u);  // 2 sizes x 2 thread counts + 7
+  EXPECT_EQ(doc.at("measurements").size(), 12u);  // 2 sizes x 2 thread counts + 8
   EXPECT_TRUE(doc.at("noisy").is_array());
   const opsim::Machine m = opsim::load_topology_file(out);
   EXPECT_EQ(m.name().rfind("calibrated-", 0), 0u);

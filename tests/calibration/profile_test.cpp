@@ -17,7 +17,9 @@ namespace {
 ProfileInputs sample_inputs() {
   ProfileInputs in;
   in.hardware_threads = 2;
-  in.gemm_flops_per_s_per_thread = 50e9;
+  in.compute_streams = 2;
+  in.gemm_flops_per_s_per_stream = 50e9;
+  in.elementwise_bytes_per_s = 4e9;
   in.memcpy_bytes_per_s = 8e9;
   in.first_access_s = 110e-9;
   in.disk_read_bytes_per_s = 1.2e9;
@@ -45,6 +47,7 @@ TEST(Profile, RoundTripsThroughTheTopologyFile) {
   // Per stream (one core): exactly the measured single-thread GEMM rate.
   EXPECT_NEAR(cpu.peak_flops_per_s() * cpu.efficiency / cpu.compute_streams, 50e9, 1);
   EXPECT_NEAR(cpu.dram.bytes_per_s(), 16e9, 1);
+  EXPECT_NEAR(cpu.efficiency, 0.25, 1e-12);  // elementwise 4 GB/s of 16 GB/s
   EXPECT_NEAR(back.device(*back.find_device("disk0")).disk.read_iops, 12500, 1e-6);
 }
 
@@ -55,13 +58,14 @@ TEST(Profile, SimulatorRunsGemmsOneCorePerStream) {
       {"name": "b", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}, "stream": 1},
       {"name": "c", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}, "stream": 0, "after": ["a", "b"]},
       {"name": "d", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "80MB", "after": ["c"]},
-      {"name": "e", "kind": "disk_read", "disk": "disk0", "to": "cpu0", "bytes": "120MB", "after": ["d"]}]})",
+      {"name": "e", "kind": "disk_read", "disk": "disk0", "to": "cpu0", "bytes": "120MB", "after": ["d"]},
+      {"name": "f", "kind": "compute", "device": "cpu0", "kernel": "elementwise", "bytes": "40MB", "after": ["e"]}]})",
                                              "two.json");
   const OpGraph g = build_workload_graph(w, m);
   const SimulationResult r = simulate_isolated(m, g);
   // a and b run side by side, one core each (2e9 flop at 50 GFLOP/s = 40 ms), then c; then
-  // the memcpy at 8 GB/s (10 ms), then the read: 80 us + 100 ms.
-  EXPECT_NEAR(r.makespan_s, 0.040 + 0.040 + 0.010 + 80e-6 + 0.100, 1e-6);
+  // the memcpy at 8 GB/s (10 ms), the read (80 us + 100 ms), the elementwise pass at 4 GB/s.
+  EXPECT_NEAR(r.makespan_s, 0.040 + 0.040 + 0.010 + 80e-6 + 0.100 + 0.010, 1e-6);
 }
 
 TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
@@ -91,6 +95,7 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   in("gemm 512 x1 thread", 1e9, 1e13);
   in("memcpy 1 stream", 3e8, 1e12);
   in("memcpy 2 streams", 3e8, 1e12);
+  in("elementwise 1 thread", 3e8, 1e12);
   in("dram first access", 5e-9, 5e-6);
   in("disk sequential read", 1e7, 1e11);
   in("disk sequential write", 1e7, 1e11);

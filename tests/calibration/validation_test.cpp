@@ -77,7 +77,9 @@ TEST(Validation, WindowComesFromTheOptionOrTheWorkload) {
 TEST(Validation, SmallWorkloadRunsForRealAndSimulated) {
   ProfileInputs in;
   in.hardware_threads = 2;
-  in.gemm_flops_per_s_per_thread = 50e9;
+  in.compute_streams = 2;
+  in.gemm_flops_per_s_per_stream = 50e9;
+  in.elementwise_bytes_per_s = 16e9;
   in.memcpy_bytes_per_s = 8e9;
   in.first_access_s = 100e-9;
   in.disk_read_bytes_per_s = in.disk_write_bytes_per_s = 1e9;
