@@ -17,7 +17,7 @@ struct ValidateCommandOptions {
   bool markdown = false;         ///< --markdown: same as --format markdown
   std::string trace_dir;         ///< <workload>.real/.sim/.overlay.json written here
   std::uint32_t max_in_flight = 0;
-  int repeats = 3;  ///< timed real runs per workload (after a warm-up)
+  int repeats = 5;  ///< timed real runs per workload (after a warm-up)
   std::string scratch_dir;
 };
 
