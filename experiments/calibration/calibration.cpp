@@ -287,12 +287,20 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
 
   ProfileInputs in;
   in.hardware_threads = hw;
-  // GEMM of the largest size: how many ops really run at once, and what one op gets.
-  const std::string n = std::to_string(plan.gemm_sizes.back());
-  const double one = report.get("gemm " + n + " x1 thread").value;
-  const double all = report.get("gemm " + n + " x" + std::to_string(hw) + " thread").value;
-  in.compute_streams = std::clamp(static_cast<int>(std::lround(all / one)), 1, hw);
-  in.gemm_flops_per_s_per_stream = in.compute_streams == hw ? one : all / in.compute_streams;
+  // GEMM: how many ops really run at once (the all-thread / one-thread ratio) and what one
+  // op gets, each the median over the sizes from 512 up (small GEMMs are overhead-bound),
+  // which steadies them on a shared machine.
+  std::vector<double> one, all;
+  for (std::size_t n : plan.gemm_sizes) {
+    if (n < 512) continue;
+    one.push_back(report.get("gemm " + std::to_string(n) + " x1 thread").value);
+    all.push_back(
+        report.get("gemm " + std::to_string(n) + " x" + std::to_string(hw) + " thread").value);
+  }
+  const double one_rate = median(one), all_rate = median(all);
+  in.compute_streams = std::clamp(static_cast<int>(std::lround(all_rate / one_rate)), 1, hw);
+  in.gemm_flops_per_s_per_stream =
+      in.compute_streams == hw ? one_rate : all_rate / in.compute_streams;
   in.elementwise_bytes_per_s = report.get("elementwise 1 thread").value;
   in.memcpy_bytes_per_s = report.get("memcpy 1 stream").value;
   in.first_access_s = report.get("dram first access").value;

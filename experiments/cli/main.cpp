@@ -157,6 +157,8 @@ int main(int argc, char** argv) {
                            "Bound on ops in flight (default: the workload's max_in_flight)");
   validate_cmd->add_option("--repeats", validate.repeats, "Timed real runs; median reported")
       ->capture_default_str();
+  validate_cmd->add_flag("--recalibrate", validate.recalibrate,
+                         "Suite: calibrate quickly before each workload (shared machines)");
   validate_cmd->add_option("--scratch-dir", validate.scratch_dir,
                            "Directory for disk scratch files (default: temp directory)");
 

@@ -67,6 +67,61 @@ void print_one(const ValidationResult& r, const std::string& format,
   }
 }
 
+int print_suite(const std::vector<ValidationResult>& results, const std::string& profile_name,
+                int repeats, const std::string& format) {
+  std::vector<double> errors;
+  for (const auto& r : results) errors.push_back(r.makespan_error);
+  const double med = calibration::median_abs(errors);
+  const double worst = calibration::worst_abs(errors);
+  if (format == "json") {
+    nlohmann::json out = {
+        {"profile", profile_name}, {"median_abs_error", med}, {"worst_abs_error", worst}};
+    out["workloads"] = nlohmann::json::array();
+    for (const auto& r : results) out["workloads"].push_back(calibration::to_json(r));
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  if (format == "markdown") {
+    std::cout << "| workload | real | simulated | error |\n|---|---:|---:|---:|\n";
+    for (const auto& r : results)
+      std::cout << "| " << r.workload << " | " << format_seconds(r.real_s) << " | "
+                << format_seconds(r.simulated_s) << " | " << percent(r.makespan_error) << " |\n";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f%%", med * 100);
+    std::cout << "| **median abs error** | | | " << buf << " |\n";
+    std::snprintf(buf, sizeof buf, "%.1f%%", worst * 100);
+    std::cout << "| **worst abs error** | | | " << buf << " |\n";
+    return 0;
+  }
+  std::cout << "Validation on " << profile_name << " (real: median of " << repeats << " runs)\n\n";
+  TextTable table({"workload", "real", "simulated", "error"}, {false, true, true, true});
+  for (const auto& r : results)
+    table.add_row({r.workload, format_seconds(r.real_s), format_seconds(r.simulated_s),
+                   percent(r.makespan_error)});
+  std::cout << table.render();
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "median |error| %.1f%%, worst %.1f%%\n", med * 100, worst * 100);
+  std::cout << "\n" << buf;
+  return 0;
+}
+
+// Each workload: a quick calibration, its simulation on that profile, then its real runs.
+int run_suite_recalibrating(const ValidateCommandOptions& o, const std::string& format,
+                            const std::vector<WorkloadFile>& workloads, const Machine& first) {
+  std::vector<ValidationResult> results;
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    std::cerr << "opsim validate: " << workloads[i].name << "\n";
+    const Machine profile = i == 0 ? first : calibrate_with_progress(true, 0, o.scratch_dir);
+    calibration::ValidationOptions vo;
+    vo.repeats = o.repeats;
+    vo.max_in_flight = o.max_in_flight;
+    vo.scratch_dir = o.scratch_dir;
+    results.push_back(calibration::validate_workload(workloads[i], profile, vo));
+    if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
+  }
+  return print_suite(results, first.name() + " (recalibrated per workload)", o.repeats, format);
+}
+
 int run_suite(const ValidateCommandOptions& o, const std::string& format) {
   std::error_code ec;
   if (!fs::is_directory(o.suite_dir, ec))
@@ -80,8 +135,12 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
   std::vector<WorkloadFile> workloads;
   for (const auto& f : files) workloads.push_back(load_workload_file(f.string()));
 
-  const Machine profile = resolve_profile(o);
+  if (o.recalibrate && !o.profile_path.empty())
+    throw InputError("--recalibrate measures a profile per workload; it takes no --profile");
+  const Machine profile =
+      o.recalibrate ? calibrate_with_progress(true, 0, o.scratch_dir) : resolve_profile(o);
   for (const auto& w : workloads) (void)build_workload_graph(w, profile);  // errors first
+  if (o.recalibrate) return run_suite_recalibrating(o, format, workloads, profile);
 
   // Simulations first, one child each, before the real runs start threads.
   std::vector<std::function<std::string()>> jobs;
@@ -113,41 +172,7 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
   }
   bar.finish();
 
-  std::vector<double> errors;
-  for (const auto& r : results) errors.push_back(r.makespan_error);
-  const double med = calibration::median_abs(errors);
-  const double worst = calibration::worst_abs(errors);
-  if (format == "json") {
-    nlohmann::json out = {
-        {"profile", profile.name()}, {"median_abs_error", med}, {"worst_abs_error", worst}};
-    out["workloads"] = nlohmann::json::array();
-    for (const auto& r : results) out["workloads"].push_back(calibration::to_json(r));
-    std::cout << out.dump(2) << "\n";
-    return 0;
-  }
-  if (format == "markdown") {
-    std::cout << "| workload | real | simulated | error |\n|---|---:|---:|---:|\n";
-    for (const auto& r : results)
-      std::cout << "| " << r.workload << " | " << format_seconds(r.real_s) << " | "
-                << format_seconds(r.simulated_s) << " | " << percent(r.makespan_error) << " |\n";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.1f%%", med * 100);
-    std::cout << "| **median abs error** | | | " << buf << " |\n";
-    std::snprintf(buf, sizeof buf, "%.1f%%", worst * 100);
-    std::cout << "| **worst abs error** | | | " << buf << " |\n";
-    return 0;
-  }
-  std::cout << "Validation on " << profile.name() << " (real: median of " << o.repeats
-            << " runs)\n\n";
-  TextTable table({"workload", "real", "simulated", "error"}, {false, true, true, true});
-  for (const auto& r : results)
-    table.add_row({r.workload, format_seconds(r.real_s), format_seconds(r.simulated_s),
-                   percent(r.makespan_error)});
-  std::cout << table.render();
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "median |error| %.1f%%, worst %.1f%%\n", med * 100, worst * 100);
-  std::cout << "\n" << buf;
-  return 0;
+  return print_suite(results, profile.name(), o.repeats, format);
 }
 
 }  // namespace

@@ -19,6 +19,9 @@ struct ValidateCommandOptions {
   std::uint32_t max_in_flight = 0;
   int repeats = 5;  ///< timed real runs per workload (after a warm-up)
   std::string scratch_dir;
+  /// Suite: calibrate quickly again right before each workload and simulate it on that fresh
+  /// profile, so that a shared machine's changing load hits both sides alike.
+  bool recalibrate = false;
 };
 
 int run_validate_command(const ValidateCommandOptions& options);
