@@ -515,7 +515,10 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       break;
     }
     case OpKind::kHostDispatch: {
-      sg4::Host* host = m.program_host[launch.device];
+      sg4::Host* host = m.options.dispatch_on_compute_cores &&
+                                m.machine->device(launch.device).kind == DeviceKind::kCpu
+                            ? m.compute_host[launch.device]
+                            : m.program_host[launch.device];
       if (host == nullptr)
         throw std::invalid_argument("SimBackend: host dispatch on '" +
                                     m.machine->device(launch.device).name + "', not a CPU");

@@ -59,6 +59,11 @@ struct SimBackendOptions {
   /// its remaining bytes as soon as another flow joins one of its links. false: every flow
   /// is a SimGrid comm from the start (same times, slower).
   bool closed_form_uncontended = true;
+  /// Host dispatch ops run on the CPU's compute cores (one SimGrid core per compute stream),
+  /// sharing them with the CPU's compute ops, instead of on a program thread of their own:
+  /// what a real executor does when its threads outnumber the cores it gets (opsim validate
+  /// on a calibrated profile). false: the program thread is a core of its own.
+  bool dispatch_on_compute_cores = false;
 };
 
 class SimBackend final : public Backend {

@@ -38,6 +38,19 @@ double spread(const std::vector<double>& samples) {
   return mid == 0 ? 0 : (*hi - *lo) / std::abs(mid);
 }
 
+double reduce(const std::vector<double>& samples, Statistic statistic, bool higher_is_better) {
+  if (samples.empty()) return 0;
+  if (statistic == Statistic::kMedian) return median(samples);
+  return higher_is_better ? *std::max_element(samples.begin(), samples.end())
+                          : *std::min_element(samples.begin(), samples.end());
+}
+
+std::optional<Statistic> parse_statistic(std::string_view text) {
+  if (text == "median") return Statistic::kMedian;
+  if (text == "best") return Statistic::kBest;
+  return std::nullopt;
+}
+
 bool agree(double a, double b, double tolerance) {
   const double mean = 0.5 * (std::abs(a) + std::abs(b));
   if (mean == 0) return true;

@@ -276,7 +276,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   for (const Item& item : items) {
     Measurement m{item.name, item.unit, {}, 0, 0};
     for (int r = 0; r < plan.repeats; ++r) m.samples.push_back(item.sample());
-    m.value = median(m.samples);
+    m.value = reduce(m.samples, options.statistic, m.unit != "s");
     m.spread = spread(m.samples);
     report.measurements.push_back(std::move(m));
     if (options.on_progress) options.on_progress(++done, items.size());

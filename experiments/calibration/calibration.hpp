@@ -22,13 +22,15 @@
 #include <string>
 #include <vector>
 
+#include "experiments/calibration/accuracy.hpp"
 #include "hw_models/machine.hpp"
 
 namespace opsim::calibration {
 
 struct CalibrationOptions {
-  bool quick = false;       ///< smaller sizes and 3 repeats: about 10 s
-  int repeats = 0;          ///< 0: 5 (3 with quick)
+  bool quick = false;                        ///< smaller sizes and 3 repeats: about 10 s
+  int repeats = 0;                           ///< 0: 5 (3 with quick)
+  Statistic statistic = Statistic::kMedian;  ///< how samples become the profile's value
   std::string scratch_dir;  ///< disk scratch files; empty: the system temp directory
   /// Called after each measured parameter (done, total) for a progress bar.
   std::function<void(std::size_t, std::size_t)> on_progress;
@@ -39,7 +41,7 @@ struct Measurement {
   std::string name;  ///< "gemm 512 x1 thread", "memcpy 1 stream", ...
   std::string unit;  ///< "flop/s", "bytes/s", "s"
   std::vector<double> samples;
-  double value = 0;   ///< median of samples
+  double value = 0;   ///< the samples reduced by CalibrationOptions::statistic
   double spread = 0;  ///< (max - min) / median
   bool noisy() const;
 };

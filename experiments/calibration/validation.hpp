@@ -21,14 +21,16 @@
 
 #include "engine/trace.hpp"
 #include "engine/workload_file.hpp"
+#include "experiments/calibration/accuracy.hpp"
 #include "hw_models/machine.hpp"
 
 namespace opsim::calibration {
 
 struct ValidationOptions {
-  int repeats = 3;                  ///< timed real runs (after one warm-up); median reported
-  std::uint32_t max_in_flight = 0;  ///< 0: the workload's "max_in_flight", else none
-  std::string scratch_dir;          ///< disk scratch files; empty: the system temp directory
+  int repeats = 3;                           ///< timed real runs (after one warm-up)
+  Statistic statistic = Statistic::kMedian;  ///< median run, or the fastest (kBest)
+  std::uint32_t max_in_flight = 0;           ///< 0: the workload's "max_in_flight", else none
+  std::string scratch_dir;  ///< disk scratch files; empty: the system temp directory
 };
 
 struct ClassComparison {
@@ -40,7 +42,7 @@ struct ClassComparison {
 
 struct ValidationResult {
   std::string workload;
-  double real_s = 0;       ///< median real makespan
+  double real_s = 0;       ///< real makespan: the median run's (or the fastest's)
   double simulated_s = 0;  ///< simulated makespan
   double makespan_error = 0;
   std::vector<double> real_samples_s;  ///< every timed real makespan
@@ -61,9 +63,10 @@ Trace simulate_workload(const WorkloadFile& workload, const Machine& profile,
 /// trace (the warm-up left out). `disk_note` receives the executor's O_DIRECT note.
 std::vector<Trace> run_workload_real(const WorkloadFile& workload, const Machine& profile,
                                      const ValidationOptions& options, std::string* disk_note);
-/// Compares a real trace (the median of `real_runs`) with a simulated one.
+/// Compares a real trace (the median of `real_runs`, or the fastest by `statistic`) with a
+/// simulated one.
 ValidationResult compare_runs(const std::string& workload, const std::vector<Trace>& real_runs,
-                              Trace sim_trace);
+                              Trace sim_trace, Statistic statistic = Statistic::kMedian);
 /// simulate_workload + run_workload_real + compare_runs. The simulation runs first, before
 /// the real run starts its threads, because it forks.
 ValidationResult validate_workload(const WorkloadFile& workload, const Machine& profile,

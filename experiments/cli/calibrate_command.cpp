@@ -26,11 +26,13 @@ std::string format_value(const calibration::Measurement& m) {
 }
 
 calibration::CalibrationReport calibrate_report(bool quick, int repeats,
-                                                const std::string& scratch_dir) {
+                                                const std::string& scratch_dir,
+                                                calibration::Statistic statistic) {
   calibration::CalibrationOptions options;
   options.quick = quick;
   options.repeats = repeats;
   options.scratch_dir = scratch_dir;
+  options.statistic = statistic;
   std::unique_ptr<ProgressBar> bar;
   options.on_progress = [&](std::size_t done, std::size_t total) {
     if (!bar) bar = std::make_unique<ProgressBar>(total, "measurements");
@@ -46,16 +48,23 @@ calibration::CalibrationReport calibrate_report(bool quick, int repeats,
 
 }  // namespace
 
-Machine calibrate_with_progress(bool quick, int repeats, const std::string& scratch_dir) {
-  return calibrate_report(quick, repeats, scratch_dir).machine;
+Machine calibrate_with_progress(bool quick, int repeats, const std::string& scratch_dir,
+                                calibration::Statistic statistic) {
+  return calibrate_report(quick, repeats, scratch_dir, statistic).machine;
+}
+
+calibration::Statistic statistic_option(const std::string& text) {
+  const auto statistic = calibration::parse_statistic(text);
+  if (!statistic) throw InputError("--statistic: '" + text + "' is not one of median, best");
+  return *statistic;
 }
 
 int run_calibrate_command(const CalibrateCommandOptions& options) {
   if (options.format != "table" && options.format != "json")
     throw InputError("--format: '" + options.format + "' is not one of table, json");
   if (options.repeats < 0) throw InputError("--repeats: must be at least 1");
-  const calibration::CalibrationReport report =
-      calibrate_report(options.quick, options.repeats, options.scratch_dir);
+  const calibration::CalibrationReport report = calibrate_report(
+      options.quick, options.repeats, options.scratch_dir, statistic_option(options.statistic));
   if (!options.out_path.empty()) save_topology_file(report.machine, options.out_path);
 
   std::vector<std::string> noisy;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "experiments/calibration/accuracy.hpp"
 #include "hw_models/machine.hpp"
 
 namespace opsim {
@@ -14,11 +15,15 @@ struct CalibrateCommandOptions {
   int repeats = 0;                           ///< 0: 5 (3 with --quick)
   std::string format = "table";              ///< table or json
   std::string scratch_dir;                   ///< disk scratch; empty: temp directory
+  std::string statistic = "median";          ///< median or best sample per measurement
 };
 
 int run_calibrate_command(const CalibrateCommandOptions& options);
 
 /// Calibrates (quick or not) with a progress bar on stderr and returns the profile.
-Machine calibrate_with_progress(bool quick, int repeats, const std::string& scratch_dir);
+Machine calibrate_with_progress(bool quick, int repeats, const std::string& scratch_dir,
+                                calibration::Statistic statistic);
+/// Parses --statistic; throws InputError naming the flag.
+calibration::Statistic statistic_option(const std::string& text);
 
 }  // namespace opsim

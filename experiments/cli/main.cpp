@@ -137,6 +137,10 @@ int main(int argc, char** argv) {
   calibrate_cmd->add_flag("--quick", calibrate.quick, "Small sizes, 3 repeats: about 10 s");
   calibrate_cmd->add_option("--repeats", calibrate.repeats, "Runs per measurement (default 5)");
   calibrate_cmd->add_option("--format", calibrate.format, "table or json")->capture_default_str();
+  calibrate_cmd
+      ->add_option("--statistic", calibrate.statistic,
+                   "median, or best (highest rate / shortest time) of the repeats")
+      ->capture_default_str();
   calibrate_cmd->add_option("--scratch-dir", calibrate.scratch_dir,
                             "Directory for the disk scratch file (default: temp directory)");
 
@@ -156,6 +160,10 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("--max-in-flight", validate.max_in_flight,
                            "Bound on ops in flight (default: the workload's max_in_flight)");
   validate_cmd->add_option("--repeats", validate.repeats, "Timed real runs; median reported")
+      ->capture_default_str();
+  validate_cmd
+      ->add_option("--statistic", validate.statistic,
+                   "median real run, or best (the fastest; quick calibrations take best samples)")
       ->capture_default_str();
   validate_cmd->add_flag("--recalibrate", validate.recalibrate,
                          "Suite: calibrate quickly before each workload (shared machines)");

@@ -42,16 +42,16 @@ Machine resolve_profile(const ValidateCommandOptions& o) {
   }
   std::cerr << "opsim validate: no --profile and no ./" << kDefaultProfile
             << ": calibrating quickly first (opsim calibrate writes one)\n";
-  return calibrate_with_progress(true, 0, o.scratch_dir);
+  return calibrate_with_progress(true, 0, o.scratch_dir, statistic_option(o.statistic));
 }
 
-void print_one(const ValidationResult& r, const std::string& format,
+void print_one(const ValidationResult& r, const std::string& format, const std::string& statistic,
                const std::vector<fs::path>& traces) {
   if (format == "json") {
     std::cout << calibration::to_json(r).dump(2) << "\n";
     return;
   }
-  std::cout << r.workload << ": real " << format_seconds(r.real_s) << " (median of "
+  std::cout << r.workload << ": real " << format_seconds(r.real_s) << " (" << statistic << " of "
             << r.real_samples_s.size() << "), simulated " << format_seconds(r.simulated_s)
             << ", makespan error " << percent(r.makespan_error) << "\n\n";
   TextTable table({"op class", "real busy", "simulated busy", "error"}, {false, true, true, true});
@@ -68,7 +68,7 @@ void print_one(const ValidationResult& r, const std::string& format,
 }
 
 int print_suite(const std::vector<ValidationResult>& results, const std::string& profile_name,
-                int repeats, const std::string& format) {
+                int repeats, const std::string& statistic, const std::string& format) {
   std::vector<double> errors;
   for (const auto& r : results) errors.push_back(r.makespan_error);
   const double med = calibration::median_abs(errors);
@@ -93,7 +93,8 @@ int print_suite(const std::vector<ValidationResult>& results, const std::string&
     std::cout << "| **worst abs error** | | | " << buf << " |\n";
     return 0;
   }
-  std::cout << "Validation on " << profile_name << " (real: median of " << repeats << " runs)\n\n";
+  std::cout << "Validation on " << profile_name << " (real: " << statistic << " of " << repeats
+            << " runs)\n\n";
   TextTable table({"workload", "real", "simulated", "error"}, {false, true, true, true});
   for (const auto& r : results)
     table.add_row({r.workload, format_seconds(r.real_s), format_seconds(r.simulated_s),
@@ -111,15 +112,19 @@ int run_suite_recalibrating(const ValidateCommandOptions& o, const std::string& 
   std::vector<ValidationResult> results;
   for (std::size_t i = 0; i < workloads.size(); ++i) {
     std::cerr << "opsim validate: " << workloads[i].name << "\n";
-    const Machine profile = i == 0 ? first : calibrate_with_progress(true, 0, o.scratch_dir);
+    const Machine profile =
+        i == 0 ? first
+               : calibrate_with_progress(true, 0, o.scratch_dir, statistic_option(o.statistic));
     calibration::ValidationOptions vo;
     vo.repeats = o.repeats;
     vo.max_in_flight = o.max_in_flight;
     vo.scratch_dir = o.scratch_dir;
+    vo.statistic = statistic_option(o.statistic);
     results.push_back(calibration::validate_workload(workloads[i], profile, vo));
     if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
   }
-  return print_suite(results, first.name() + " (recalibrated per workload)", o.repeats, format);
+  return print_suite(results, first.name() + " (recalibrated per workload)", o.repeats, o.statistic,
+                     format);
 }
 
 int run_suite(const ValidateCommandOptions& o, const std::string& format) {
@@ -138,7 +143,8 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
   if (o.recalibrate && !o.profile_path.empty())
     throw InputError("--recalibrate measures a profile per workload; it takes no --profile");
   const Machine profile =
-      o.recalibrate ? calibrate_with_progress(true, 0, o.scratch_dir) : resolve_profile(o);
+      o.recalibrate ? calibrate_with_progress(true, 0, o.scratch_dir, statistic_option(o.statistic))
+                    : resolve_profile(o);
   for (const auto& w : workloads) (void)build_workload_graph(w, profile);  // errors first
   if (o.recalibrate) return run_suite_recalibrating(o, format, workloads, profile);
 
@@ -162,17 +168,19 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
     vo.repeats = o.repeats;
     vo.max_in_flight = o.max_in_flight;
     vo.scratch_dir = o.scratch_dir;
+    vo.statistic = statistic_option(o.statistic);
     std::string note;
     const auto real = calibration::run_workload_real(workloads[i], profile, vo, &note);
     results.push_back(calibration::compare_runs(
-        workloads[i].name, real, parse_chrome_trace(sims[i].output, workloads[i].source)));
+        workloads[i].name, real, parse_chrome_trace(sims[i].output, workloads[i].source),
+        vo.statistic));
     results.back().disk_note = note;
     if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
     bar.advance();
   }
   bar.finish();
 
-  return print_suite(results, profile.name(), o.repeats, format);
+  return print_suite(results, profile.name(), o.repeats, o.statistic, format);
 }
 
 }  // namespace
@@ -182,6 +190,7 @@ int run_validate_command(const ValidateCommandOptions& o) {
   if (format != "table" && format != "json" && format != "markdown")
     throw InputError("--format: '" + format + "' is not one of table, json, markdown");
   if (o.repeats < 1) throw InputError("--repeats: must be at least 1");
+  (void)statistic_option(o.statistic);  // bad input before any run
   if (!o.suite_dir.empty()) {
     if (!o.workload_path.empty()) throw InputError("give either WORKLOAD or --suite DIR, not both");
     return run_suite(o, format);
@@ -195,10 +204,11 @@ int run_validate_command(const ValidateCommandOptions& o) {
   vo.repeats = o.repeats;
   vo.max_in_flight = o.max_in_flight;
   vo.scratch_dir = o.scratch_dir;
+  vo.statistic = statistic_option(o.statistic);
   const ValidationResult r = calibration::validate_workload(workload, profile, vo);
   std::vector<fs::path> traces;
   if (!o.trace_dir.empty()) traces = calibration::write_validation_traces(r, o.trace_dir);
-  print_one(r, format, traces);
+  print_one(r, format, o.statistic, traces);
   return 0;
 }
 

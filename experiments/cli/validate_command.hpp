@@ -22,6 +22,9 @@ struct ValidateCommandOptions {
   /// Suite: calibrate quickly again right before each workload and simulate it on that fresh
   /// profile, so that a shared machine's changing load hits both sides alike.
   bool recalibrate = false;
+  /// median: the median real run (and median calibration samples for quick calibrations);
+  /// best: the fastest run and the best samples, the least disturbed by other work.
+  std::string statistic = "median";
 };
 
 int run_validate_command(const ValidateCommandOptions& options);

@@ -54,5 +54,16 @@ TEST(Accuracy, SpreadAndAgreementDecideNoisy) {
   EXPECT_TRUE(noisy.noisy());
 }
 
+TEST(Accuracy, StatisticPicksTheMedianOrTheBestSample) {
+  const std::vector<double> rates = {90, 120, 100};
+  EXPECT_DOUBLE_EQ(reduce(rates, Statistic::kMedian, true), 100);
+  EXPECT_DOUBLE_EQ(reduce(rates, Statistic::kBest, true), 120);  // highest rate
+  EXPECT_DOUBLE_EQ(reduce(rates, Statistic::kBest, false), 90);  // shortest time
+  EXPECT_DOUBLE_EQ(reduce({}, Statistic::kBest, true), 0);
+  EXPECT_EQ(parse_statistic("median"), Statistic::kMedian);
+  EXPECT_EQ(parse_statistic("best"), Statistic::kBest);
+  EXPECT_FALSE(parse_statistic("mean"));
+}
+
 }  // namespace
 }  // namespace opsim::calibration

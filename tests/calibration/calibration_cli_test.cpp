@@ -122,6 +122,9 @@ TEST(CalibrationCli, BadInputIsOneLineAndExitCode2) {
       "validate " + data("small.json") + " --profile " + data("small.json"),
       "validate --profile " + profile,
       "calibrate --quick --repeats -1",
+      "calibrate --quick --statistic mean",
+      "validate " + data("small.json") + " --profile " + profile + " --statistic mean",
+      "validate --suite " + data("small.json") + " --profile " + profile,
   };
   for (const std::string& args : bad) {
     const auto r = opsim(args);

@@ -68,6 +68,23 @@ TEST(Profile, SimulatorRunsGemmsOneCorePerStream) {
   EXPECT_NEAR(r.makespan_s, 0.040 + 0.040 + 0.010 + 80e-6 + 0.100 + 0.010, 1e-6);
 }
 
+TEST(Profile, DispatchSharesTheComputeCoreWhenAsked) {
+  ProfileInputs in = sample_inputs();
+  in.compute_streams = 1;  // a loaded machine: one op at a time
+  const Machine m = build_profile(in, "calibrated-test");
+  const WorkloadFile w = parse_workload_json(R"({"ops": [
+      {"name": "issue", "kind": "dispatch", "device": "cpu0", "seconds": "10ms"},
+      {"name": "mm", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}}]})",
+                                             "w.json");
+  const OpGraph g = build_workload_graph(w, m);
+  SimulateOptions options;
+  options.backend.dispatch_on_compute_cores = true;
+  // One core: the 10 ms dispatch and the 40 ms GEMM share it, 20 ms each side by side, then
+  // the GEMM's last 30 ms alone: 50 ms (a program thread of its own would give 40 ms).
+  EXPECT_NEAR(simulate_isolated(m, g, options).makespan_s, 0.050, 1e-6);
+  EXPECT_NEAR(simulate_isolated(m, g).makespan_s, 0.040, 1e-6);
+}
+
 TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   CalibrationOptions options;
   options.quick = true;
