@@ -311,8 +311,8 @@ double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId
     // compute peak is that share; the CPU's host has one SimGrid core per stream.
     const CpuModel& c = d.cpu;
     const double streams = std::max(1, c.compute_streams);
-    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() / streams,
-                           c.dram.bytes_per_s(), 0.0, c.efficiency);
+    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() / streams, c.dram.bytes_per_s(),
+                           0.0, c.efficiency);
   }
   throw std::invalid_argument("SimBackend: compute op placed on '" + d.name +
                               "', which is neither a CPU nor a GPU");
@@ -529,6 +529,17 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       break;
     }
     case OpKind::kCopy: {
+      const Device& src = m.machine->device(op.device);
+      if (m.options.cpu_copies_on_compute_cores && op.device == op.peer &&
+          src.kind == DeviceKind::kCpu) {
+        // A memcpy is a CPU thread's work: it takes a core at half the DRAM bandwidth.
+        const double seconds = op.bytes / (src.cpu.dram.bytes_per_s() / 2);
+        if (seconds > 0)
+          m.start_exec(slot, m.compute_host[op.device], seconds);
+        else
+          m.delay_then_finish(slot, 0);
+        break;
+      }
       const std::uint32_t route = m.find_route(op.device, op.peer, kCopyRoute);
       m.slots[slot].route = route;
       m.start_op_flow(slot, m.routes[route].latency_s);

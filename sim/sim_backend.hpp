@@ -64,6 +64,10 @@ struct SimBackendOptions {
   /// what a real executor does when its threads outnumber the cores it gets (opsim validate
   /// on a calibrated profile). false: the program thread is a core of its own.
   bool dispatch_on_compute_cores = false;
+  /// A copy within one CPU's memory (a memcpy) runs on that CPU's compute cores at half its
+  /// DRAM bandwidth, sharing them with compute ops, instead of as a flow over a memory-bus
+  /// link of its own: what a host whose copy threads compete with its compute threads does.
+  bool cpu_copies_on_compute_cores = false;
 };
 
 class SimBackend final : public Backend {

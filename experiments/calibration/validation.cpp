@@ -26,6 +26,14 @@ std::uint32_t effective_max_in_flight(const WorkloadFile& workload, std::uint32_
   return static_cast<std::uint32_t>(it->get<std::int64_t>());
 }
 
+namespace {
+bool single_stream_cpus(const Machine& machine) {
+  for (DeviceId cpu : machine.cpus())
+    if (machine.device(cpu).cpu.compute_streams > 1) return false;
+  return true;
+}
+}  // namespace
+
 Trace simulate_workload(const WorkloadFile& workload, const Machine& profile,
                         std::uint32_t max_in_flight) {
   const OpGraph graph = build_workload_graph(workload, profile);
@@ -37,6 +45,11 @@ Trace simulate_workload(const WorkloadFile& workload, const Machine& profile,
     options.record_op_times = false;
     // The executor's host-dispatch thread competes with its compute threads for the cores.
     options.backend.dispatch_on_compute_cores = true;
+    // With one compute stream a CPU's compute host stands for all its cores, so a memcpy
+    // thread takes its time from the compute ops (and from other memcpys, which on this
+    // kind of host do not add up either). With more streams a core per memcpy would
+    // overstate DRAM, so copies stay flows over the memory bus.
+    options.backend.cpu_copies_on_compute_cores = single_stream_cpus(profile);
     simulate(profile, graph, options, observers);
     std::ostringstream out;
     write_chrome_trace(recorder.finish(), out);

@@ -85,6 +85,22 @@ TEST(Profile, DispatchSharesTheComputeCoreWhenAsked) {
   EXPECT_NEAR(simulate_isolated(m, g).makespan_s, 0.040, 1e-6);
 }
 
+TEST(Profile, MemcpySharesTheComputeCoreWhenAsked) {
+  ProfileInputs in = sample_inputs();
+  in.compute_streams = 1;
+  const Machine m = build_profile(in, "calibrated-test");
+  const WorkloadFile w = parse_workload_json(R"({"ops": [
+      {"name": "copy", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "80MB"},
+      {"name": "mm", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}}]})",
+                                             "w.json");
+  const OpGraph g = build_workload_graph(w, m);
+  SimulateOptions options;
+  options.backend.cpu_copies_on_compute_cores = true;
+  // The 10 ms memcpy (8 GB/s) and the 40 ms GEMM share one core: 50 ms, not max = 40 ms.
+  EXPECT_NEAR(simulate_isolated(m, g, options).makespan_s, 0.050, 1e-6);
+  EXPECT_NEAR(simulate_isolated(m, g).makespan_s, 0.040, 1e-6);
+}
+
 TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   CalibrationOptions options;
   options.quick = true;
