@@ -1,6 +1,9 @@
 #include "engine/chrome_trace_reader.hpp"
 
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -89,6 +92,30 @@ class Reader {
 TimeNs us_to_ns(double us) {
   return static_cast<TimeNs>(std::llround(us * 1000.0));
 }
+
+// One trace event as the fast path reads it: the fields opsim writes, flat.
+struct FlatEvent {
+  std::string ph, cat, name;
+  double ts_us = 0;
+  std::int64_t id = 0;
+  std::int64_t op = 0, lane = 0, start_ns = 0, end_ns = 0;
+  std::string arg_name, op_class, device, peer;
+  double bytes = 0, flops = 0;
+  std::string value_key;  // a counter's one argument
+  double value = 0;
+  bool has_ts = false, has_id = false, has_op = false, has_lane = false, has_start = false,
+       has_end = false, has_bytes = false, has_flops = false, has_value = false,
+       has_strings = false;
+  int strings = 0;
+
+  void reset() {
+    ph.clear(), cat.clear(), name.clear(), arg_name.clear(), op_class.clear(), device.clear(),
+        peer.clear(), value_key.clear();
+    has_ts = has_id = has_op = has_lane = has_start = has_end = has_bytes = has_flops = has_value =
+        has_strings = false;
+    strings = 0;
+  }
+};
 
 // Builds the Trace as events arrive, so that a large file never has to exist as one JSON tree.
 class TraceBuilder {
@@ -205,6 +232,59 @@ class TraceBuilder {
     }
   }
 
+  // The fast path's event: only what opsim writes. Returns false on anything event() would
+  // reject, so that the caller falls back to the checked path and its precise message.
+  bool fast_event(const FlatEvent& e) {
+    if (e.ph == "X") {
+      if (!e.has_op || !e.has_lane || !e.has_start || !e.has_end || e.end_ns < e.start_ns)
+        return false;
+      if (e.op < 0 || static_cast<std::uint64_t>(e.op) >= trace_.ops.size()) return false;
+      if (e.lane < 0 || static_cast<std::uint64_t>(e.lane) >= trace_.lanes.size()) return false;
+      const auto op = static_cast<std::uint32_t>(e.op);
+      const auto lane = static_cast<std::uint32_t>(e.lane);
+      if (e.cat == "op") {
+        if (op_seen_[op] || !e.has_strings || !e.has_bytes || !e.has_flops) return false;
+        op_seen_[op] = 1;
+        TraceOp& t = trace_.ops[op];
+        t.name = e.arg_name;
+        t.op_class = e.op_class;
+        t.device = e.device;
+        t.peer = e.peer;
+        t.bytes = e.bytes;
+        t.flops = e.flops;
+        t.lane = lane;
+        t.start_ns = e.start_ns;
+        t.end_ns = e.end_ns;
+        return true;
+      }
+      if (e.cat != "link") return false;
+      trace_.link_spans.push_back(TraceSpan{op, lane, e.start_ns, e.end_ns});
+      return true;
+    }
+    if (e.ph == "s" || e.ph == "f") {
+      if (!e.has_id || !e.has_op || e.id < 1 ||
+          static_cast<std::uint64_t>(e.id) > trace_.dependencies.size())
+        return false;
+      if (e.op < 0 || static_cast<std::uint64_t>(e.op) >= trace_.ops.size()) return false;
+      const bool start = e.ph == "s";
+      char& seen = flow_seen_[static_cast<std::size_t>(e.id - 1) * 2 + (start ? 0 : 1)];
+      if (seen) return false;
+      seen = 1;
+      auto& dependency = trace_.dependencies[static_cast<std::size_t>(e.id - 1)];
+      (start ? dependency.first : dependency.second) = static_cast<std::uint32_t>(e.op);
+      return true;
+    }
+    if (e.ph == "C") {
+      const auto it = counter_by_name_.find(e.name);
+      if (it == counter_by_name_.end() || !e.has_ts) return false;
+      TraceCounter& counter = trace_.counters[it->second];
+      if (!e.has_value || e.value_key != counter.unit) return false;
+      counter.samples.push_back({us_to_ns(e.ts_us), e.value});
+      return true;
+    }
+    return e.ph == "M";
+  }
+
   Trace finish() {
     for (std::size_t i = 0; i < op_seen_.size(); ++i) {
       if (!op_seen_[i]) r_.fail("traceEvents", "op " + std::to_string(i) + " has no \"X\" event");
@@ -255,9 +335,368 @@ class TraceBuilder {
                    ": invalid JSON (byte " + std::to_string(e.byte) + "): " + what);
 }
 
+// A scanner for the JSON opsim itself writes, several times faster than a general parser
+// on million-event files. It accepts only well-formed input of the expected shape and says
+// false otherwise; the caller then reads the file with the checked parser, whose messages
+// name the place of any problem.
+class FastScanner {
+ public:
+  explicit FastScanner(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+  bool expect(char c) {
+    skip_space();
+    if (p_ == end_ || *p_ != c) return false;
+    ++p_;
+    return true;
+  }
+  // After '{' or '[' (or after an element): true and consumes ',' or the closing bracket.
+  bool next(char close, bool& done) {
+    skip_space();
+    if (p_ == end_) return false;
+    if (*p_ == ',') {
+      ++p_;
+      done = false;
+      return true;
+    }
+    if (*p_ == close) {
+      ++p_;
+      done = true;
+      return true;
+    }
+    return false;
+  }
+  bool peek_close(char close) {
+    skip_space();
+    if (p_ != end_ && *p_ == close) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  bool string(std::string& out) {
+    skip_space();
+    if (p_ == end_ || *p_ != '"') return false;
+    ++p_;
+    out.clear();
+    for (;;) {
+      const char* run = p_;
+      while (p_ != end_ && *p_ != '"' && *p_ != '\\' && static_cast<unsigned char>(*p_) >= 0x20)
+        ++p_;
+      out.append(run, p_);
+      if (p_ == end_ || static_cast<unsigned char>(*p_) < 0x20) return false;
+      if (*p_ == '"') {
+        ++p_;
+        return true;
+      }
+      if (++p_ == end_) return false;  // a backslash
+      switch (*p_++) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        default:
+          return false;  // \u escapes: leave them to the checked parser
+      }
+    }
+  }
+  // A number; `integer` says whether it had no fraction or exponent (as JSON integers).
+  bool number(double& value, std::int64_t& whole, bool& integer) {
+    skip_space();
+    const char* start = p_;
+    integer = true;
+    while (p_ != end_ && (std::isdigit(static_cast<unsigned char>(*p_)) || *p_ == '-' ||
+                          *p_ == '+' || *p_ == '.' || *p_ == 'e' || *p_ == 'E')) {
+      if (*p_ == '.' || *p_ == 'e' || *p_ == 'E') integer = false;
+      ++p_;
+    }
+    if (start == p_) return false;
+    if (integer) {
+      const auto r = std::from_chars(start, p_, whole);
+      if (r.ec != std::errc() || r.ptr != p_) return false;
+      value = static_cast<double>(whole);
+      return true;
+    }
+    const auto r = std::from_chars(start, p_, value);
+    return r.ec == std::errc() && r.ptr == p_;
+  }
+  bool skip_value() {
+    skip_space();
+    if (p_ == end_) return false;
+    if (*p_ == '"') return string(scratch_);
+    if (*p_ == '{' || *p_ == '[') {
+      const char close = *p_ == '{' ? '}' : ']';
+      const bool object = *p_ == '{';
+      ++p_;
+      if (peek_close(close)) return true;
+      for (bool done = false; !done;) {
+        if (object && !(string(scratch_) && expect(':'))) return false;
+        if (!skip_value() || !next(close, done)) return false;
+      }
+      return true;
+    }
+    for (const char* word : {"true", "false", "null"}) {
+      const std::size_t n = std::strlen(word);
+      if (static_cast<std::size_t>(end_ - p_) >= n && std::memcmp(p_, word, n) == 0) {
+        p_ += n;
+        return true;
+      }
+    }
+    double d;
+    std::int64_t i;
+    bool integer;
+    return number(d, i, integer);
+  }
+  const char* position() const { return p_; }
+  bool at_end() {
+    skip_space();
+    return p_ == end_;
+  }
+
+ private:
+  void skip_space() {
+    while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+  const char* p_;
+  const char* end_;
+  std::string scratch_;
+};
+
+// Field names, matched by length and first letter before any comparison: millions of keys
+// pass through here.
+enum class Key {
+  kOther,
+  kOp,
+  kLane,
+  kStartNs,
+  kEndNs,
+  kName,
+  kClass,
+  kDevice,
+  kPeer,
+  kBytes,
+  kFlops,
+  kPh,
+  kCat,
+  kTs,
+  kId,
+  kArgs
+};
+
+Key classify(const std::string& key) {
+  switch (key.size()) {
+    case 2:
+      if (key == "op") return Key::kOp;
+      if (key == "ph") return Key::kPh;
+      if (key == "ts") return Key::kTs;
+      if (key == "id") return Key::kId;
+      return Key::kOther;
+    case 3:
+      return key == "cat" ? Key::kCat : Key::kOther;
+    case 4:
+      if (key[0] == 'l') return key == "lane" ? Key::kLane : Key::kOther;
+      if (key[0] == 'n') return key == "name" ? Key::kName : Key::kOther;
+      if (key[0] == 'p') return key == "peer" ? Key::kPeer : Key::kOther;
+      if (key[0] == 'a') return key == "args" ? Key::kArgs : Key::kOther;
+      return Key::kOther;
+    case 5:
+      if (key[0] == 'c') return key == "class" ? Key::kClass : Key::kOther;
+      if (key[0] == 'b') return key == "bytes" ? Key::kBytes : Key::kOther;
+      if (key[0] == 'f') return key == "flops" ? Key::kFlops : Key::kOther;
+      return Key::kOther;
+    case 6:
+      if (key[0] == 'e') return key == "end_ns" ? Key::kEndNs : Key::kOther;
+      if (key[0] == 'd') return key == "device" ? Key::kDevice : Key::kOther;
+      return Key::kOther;
+    case 8:
+      return key == "start_ns" ? Key::kStartNs : Key::kOther;
+    default:
+      return Key::kOther;
+  }
+}
+
+bool fast_args(FastScanner& in, FlatEvent& e) {
+  if (!in.expect('{')) return false;
+  if (in.peek_close('}')) return true;
+  std::string key;
+  double number = 0;
+  std::int64_t whole = 0;
+  bool integer = false;
+  for (bool done = false; !done;) {
+    if (!in.string(key) || !in.expect(':')) return false;
+    auto read_int = [&](std::int64_t& out, bool& has) {
+      if (!in.number(number, whole, integer) || !integer) return false;
+      out = whole;
+      has = true;
+      return true;
+    };
+    auto read_text = [&](std::string& out) {
+      if (!in.string(out)) return false;
+      ++e.strings;
+      return true;
+    };
+    bool ok = true;
+    switch (classify(key)) {
+      case Key::kOp:
+        ok = read_int(e.op, e.has_op);
+        break;
+      case Key::kLane:
+        ok = read_int(e.lane, e.has_lane);
+        break;
+      case Key::kStartNs:
+        ok = read_int(e.start_ns, e.has_start);
+        break;
+      case Key::kEndNs:
+        ok = read_int(e.end_ns, e.has_end);
+        break;
+      case Key::kName:
+        ok = read_text(e.arg_name);
+        break;
+      case Key::kClass:
+        ok = read_text(e.op_class);
+        break;
+      case Key::kDevice:
+        ok = read_text(e.device);
+        break;
+      case Key::kPeer:
+        ok = read_text(e.peer);
+        break;
+      case Key::kBytes:
+      case Key::kFlops: {
+        // An op's size, or a counter's value when its unit is "bytes" or "flops".
+        const bool bytes = classify(key) == Key::kBytes;
+        double& field = bytes ? e.bytes : e.flops;
+        ok = in.number(field, whole, integer);
+        (bytes ? e.has_bytes : e.has_flops) = true;
+        if (ok && !e.has_value) {
+          e.value_key = key;
+          e.value = field;
+          e.has_value = true;
+        }
+        break;
+      }
+      default:
+        // A counter's value, keyed by its unit.
+        if (e.has_value) return false;
+        e.value_key = key;
+        ok = in.number(e.value, whole, integer) && (e.has_value = true);
+    }
+    if (!ok || !in.next('}', done)) return false;
+  }
+  e.has_strings = e.strings == 4;
+  return true;
+}
+
+bool fast_event(FastScanner& in, FlatEvent& e) {
+  e.reset();
+  if (!in.expect('{')) return false;
+  if (in.peek_close('}')) return false;
+  std::string key;
+  double number = 0;
+  std::int64_t whole = 0;
+  bool integer = false;
+  for (bool done = false; !done;) {
+    if (!in.string(key) || !in.expect(':')) return false;
+    bool ok = true;
+    switch (classify(key)) {
+      case Key::kPh:
+        ok = in.string(e.ph);
+        break;
+      case Key::kCat:
+        ok = in.string(e.cat);
+        break;
+      case Key::kName:
+        ok = in.string(e.name);
+        break;
+      case Key::kTs:
+        ok = in.number(e.ts_us, whole, integer) && (e.has_ts = true);
+        break;
+      case Key::kId:
+        ok = in.number(number, e.id, integer) && integer && (e.has_id = true);
+        break;
+      case Key::kArgs:
+        ok = fast_args(in, e);
+        break;
+      default:
+        ok = in.skip_value();
+    }
+    if (!ok || !in.next('}', done)) return false;
+  }
+  return true;
+}
+
+// Reads a file opsim wrote, metadata first. False: not of that shape; use the checked parser.
+bool parse_fast(std::string_view text, TraceBuilder& builder) {
+  FastScanner in(text);
+  if (!in.expect('{')) return false;
+  std::string key;
+  bool saw_events = false;
+  FlatEvent event;
+  for (bool done = false; !done;) {
+    if (!in.string(key) || !in.expect(':')) return false;
+    if (key == "otherData") {
+      const char* start = in.position();
+      if (!in.skip_value()) return false;
+      const json other = json::parse(start, in.position());
+      if (!other.is_object() || !other.contains("opsim")) return false;
+      builder.meta(other["opsim"]);
+    } else if (key == "traceEvents") {
+      if (!builder.has_meta() || saw_events || !in.expect('[')) return false;
+      saw_events = true;
+      if (!in.peek_close(']')) {
+        for (bool last = false; !last;) {
+          if (!fast_event(in, event) || !builder.fast_event(event) || !in.next(']', last))
+            return false;
+        }
+      }
+    } else if (!in.skip_value()) {
+      return false;
+    }
+    if (!in.next('}', done)) return false;
+  }
+  return saw_events && in.at_end();
+}
+
 }  // namespace
 
+bool chrome_trace_reads_fast(std::string_view text) {
+  try {
+    TraceBuilder builder("check");
+    if (!parse_fast(text, builder)) return false;
+    (void)builder.finish();
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 Trace parse_chrome_trace(std::string_view text, const std::string& source) {
+  // Files opsim wrote take the fast path; anything else, or any problem, the checked one.
+  try {
+    TraceBuilder fast(source);
+    if (parse_fast(text, fast)) return fast.finish();
+  } catch (const std::exception&) {
+    // fall through: the checked parser reports the problem with its place
+  }
   TraceBuilder builder(source);
   const Reader& r = builder.reader();
   // Events are handed to the builder as soon as each is parsed and then dropped from the
@@ -303,12 +742,15 @@ Trace parse_chrome_trace(std::string_view text, const std::string& source) {
 }
 
 Trace read_chrome_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw InputError(path + ": cannot open trace file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": cannot read trace file");
-  return parse_chrome_trace(text.str(), path);
+  // One read into one buffer: traces of a million spans are hundreds of megabytes.
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw InputError(path + ": cannot read trace file");
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(text.data(), size)) throw InputError(path + ": cannot read trace file");
+  return parse_chrome_trace(text, path);
 }
 
 }  // namespace opsim

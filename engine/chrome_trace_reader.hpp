@@ -18,4 +18,8 @@ Trace read_chrome_trace(const std::string& path);
 /// Same, from text already in memory; `source` names it in error messages.
 Trace parse_chrome_trace(std::string_view text, const std::string& source);
 
+/// Whether `text` takes the fast path (compact files opsim wrote) rather than the checked
+/// parser; for tests and diagnostics.
+bool chrome_trace_reads_fast(std::string_view text);
+
 }  // namespace opsim

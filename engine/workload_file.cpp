@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "hw_models/edit_distance.hpp"
 #include "hw_models/input_error.hpp"
 #include "hw_models/units.hpp"
 
@@ -27,21 +28,6 @@ std::string line_col_of(std::string_view text, std::size_t byte) {
     }
   }
   return std::to_string(line) + ":" + std::to_string(col);
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string suggestion(std::string_view word, const std::vector<std::string>& choices) {

@@ -1,10 +1,14 @@
 #include "experiments/cli/compare_command.hpp"
 
+#include <stdlib.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
+#include "engine/chrome_trace_reader.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "experiments/cli/process_pool.hpp"
 #include "experiments/cli/text_table.hpp"
@@ -12,6 +16,11 @@
 #include "hw_models/input_error.hpp"
 #include "hw_models/units.hpp"
 #include "topologies/topology_catalog.hpp"
+#ifdef OPSIM_HAVE_GUI
+#include <QString>
+
+#include "gui/comparison_render.hpp"
+#endif
 
 namespace opsim {
 namespace {
@@ -42,8 +51,55 @@ void check_options(const CompareOptions& options) {
 
 }  // namespace
 
+namespace {
+
+// Renders every strategy's timeline on one time axis into a PNG (the GUI's renderer,
+// offscreen). Traces come from the children's trace files.
+void render_png(const std::vector<StrategyRunResult>& results, const std::string& path) {
+#ifdef OPSIM_HAVE_GUI
+  std::vector<Trace> traces;
+  std::vector<std::string> titles;
+  std::vector<double> lower_bounds;
+  for (const StrategyRunResult& r : results) {
+    traces.push_back(read_chrome_trace(r.trace_file));
+    titles.push_back(r.strategy);
+    lower_bounds.push_back(r.lower_bound_s);
+  }
+  if (!gui::render_comparison_png(traces, titles, QString::fromStdString(path), QSize(1600, 0),
+                                  lower_bounds))
+    throw InputError("--png " + path + ": cannot write the image");
+#else
+  (void)results;
+  throw InputError("--png " + path +
+                   ": this opsim was built without the GUI (OPSIM_BUILD_GUI=OFF)");
+#endif
+}
+
+// A scratch directory for traces that only the PNG needs; removed afterwards.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "opsim-png-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw InputError("--png: cannot create a temporary directory");
+    path = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+}  // namespace
+
 int run_compare(const CompareOptions& options) {
   check_options(options);
+  std::unique_ptr<ScratchDir> png_scratch;
+  std::string trace_dir = options.trace_dir;
+  if (!options.png_path.empty() && trace_dir.empty()) {
+    png_scratch = std::make_unique<ScratchDir>();
+    trace_dir = png_scratch->path.string();
+  }
   if (!options.trace_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options.trace_dir, error);
@@ -60,10 +116,10 @@ int run_compare(const CompareOptions& options) {
     request.gpus = options.gpus;
     request.comm_only = options.comm_only;
     request.what_if = options.what_if;
-    if (!options.trace_dir.empty()) {
-      request.trace_path =
-          (std::filesystem::path(options.trace_dir) / (strategy + ".json")).string();
-      request.csv_path = (std::filesystem::path(options.trace_dir) / (strategy + ".csv")).string();
+    if (!trace_dir.empty()) {
+      request.trace_path = (std::filesystem::path(trace_dir) / (strategy + ".json")).string();
+      if (!options.trace_dir.empty())
+        request.csv_path = (std::filesystem::path(trace_dir) / (strategy + ".csv")).string();
     }
     requests.push_back(request);
     if (!options.comm_only) {
@@ -96,6 +152,12 @@ int run_compare(const CompareOptions& options) {
     }
   }
 
+  if (!options.png_path.empty()) {
+    std::vector<StrategyRunResult> shown;
+    for (const Row& row : rows) shown.push_back(row.result);
+    render_png(shown, options.png_path);
+  }
+
   const Machine machine = resolve_topology(options.topology);
   const int gpus = rows.empty() ? 0 : rows.front().result.gpus;
   if (options.format == "json") {
@@ -121,12 +183,12 @@ int run_compare(const CompareOptions& options) {
                  "busiest_link_utilization,reductions_add_s\n";
     for (const Row& row : rows) {
       const auto& r = row.result;
-      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << options.bytes << ","
-                << r.gpus << "," << (options.comm_only ? "true" : "false") << "," << r.makespan_s
-                << "," << (std::isfinite(r.lower_bound_s) ? std::to_string(r.lower_bound_s) : "")
-                << "," << r.bytes_moved << "," << csv_field(r.busiest_link) << ","
-                << r.busiest_link_utilization << ","
-                << (std::isfinite(row.comm_only_s) ? std::to_string(r.makespan_s - row.comm_only_s)
+      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << number(options.bytes) << ","
+                << r.gpus << "," << (options.comm_only ? "true" : "false") << "," << number(r.makespan_s)
+                << "," << (std::isfinite(r.lower_bound_s) ? number(r.lower_bound_s) : "")
+                << "," << number(r.bytes_moved) << "," << csv_field(r.busiest_link) << ","
+                << number(r.busiest_link_utilization) << ","
+                << (std::isfinite(row.comm_only_s) ? number(r.makespan_s - row.comm_only_s)
                                                    : "")
                 << "\n";
     }

@@ -1,6 +1,9 @@
 // opsim: what does this op graph cost on that machine, and why?
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "experiments/cli/calibrate_command.hpp"
@@ -74,6 +77,8 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--format", compare.format, "table, json or csv")->capture_default_str();
   compare_cmd->add_option("--trace-dir", compare.trace_dir,
                           "Write <strategy>.json Chrome traces and .csv here");
+  compare_cmd->add_option("--png", compare.png_path,
+                          "Render the strategies' timelines on one axis to a PNG");
   compare_cmd->add_option("--jobs,-j", compare.parallel, "Simulations run at once")
       ->capture_default_str();
   add_what_if(compare_cmd, compare.what_if);
@@ -169,6 +174,25 @@ int main(int argc, char** argv) {
                          "Suite: calibrate quickly before each workload (shared machines)");
   validate_cmd->add_option("--scratch-dir", validate.scratch_dir,
                            "Directory for disk scratch files (default: temp directory)");
+
+  // `opsim gui [ARGS]` hands over to opsim-gui, installed next to this binary.
+  if (argc >= 2 && std::string(argv[1]) == "gui") {
+    std::error_code error;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+    const std::string gui = (self.parent_path() / "opsim-gui").string();
+    if (error || ::access(gui.c_str(), X_OK) != 0) {
+      std::fprintf(stderr, "opsim: error: %s not found (build with -DOPSIM_BUILD_GUI=ON)\n",
+                   gui.c_str());
+      return 2;
+    }
+    std::vector<char*> args = {const_cast<char*>(gui.c_str())};
+    for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+    args.push_back(nullptr);
+    ::execv(gui.c_str(), args.data());
+    std::fprintf(stderr, "opsim: error: cannot start %s\n", gui.c_str());
+    return 2;
+  }
+  app.add_subcommand("gui", "Open the timeline explorer (opsim-gui); arguments go to it");
 
   try {
     app.parse(argc, argv);

@@ -126,7 +126,7 @@ int run_sweep(const SweepOptions& options) {
   std::size_t failures = 0;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const auto& q = requests[i];
-    csv << csv_field(q.topology) << "," << q.strategy << "," << q.bytes << ",";
+    csv << csv_field(q.topology) << "," << q.strategy << "," << number(q.bytes) << ",";
     if (!outcomes[i].ok) {
       ++failures;
       csv << (q.gpus ? std::to_string(q.gpus) : "") << "," << (q.comm_only ? "true" : "false")
@@ -134,10 +134,10 @@ int run_sweep(const SweepOptions& options) {
       continue;
     }
     const auto r = strategy_result_from_json(nlohmann::json::parse(outcomes[i].output));
-    csv << r.gpus << "," << (q.comm_only ? "true" : "false") << "," << r.makespan_s << ","
-        << (std::isfinite(r.lower_bound_s) ? std::to_string(r.lower_bound_s) : "") << ","
-        << r.bytes_moved << "," << csv_field(r.busiest_link) << "," << r.busiest_link_utilization
-        << "," << r.ops << "," << r.wall_s << ",\n";
+    csv << r.gpus << "," << (q.comm_only ? "true" : "false") << "," << number(r.makespan_s) << ","
+        << (std::isfinite(r.lower_bound_s) ? number(r.lower_bound_s) : "") << ","
+        << number(r.bytes_moved) << "," << csv_field(r.busiest_link) << "," << number(r.busiest_link_utilization)
+        << "," << r.ops << "," << number(r.wall_s) << ",\n";
   }
   if (options.out_path.empty()) {
     std::cout << csv.str();

@@ -1,6 +1,7 @@
 #include "experiments/cli/text_table.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace opsim {
 
@@ -9,6 +10,12 @@ std::size_t display_width(const std::string& text) {
   for (unsigned char c : text)
     if ((c & 0xC0) != 0x80) ++width;
   return width;
+}
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.10g", value);
+  return buffer;
 }
 
 TextTable::TextTable(std::vector<std::string> header, std::vector<bool> right_aligned)

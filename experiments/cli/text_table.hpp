@@ -18,6 +18,9 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
+/// A number for CSV output: 10 significant digits, no trailing noise ("0.06", "1.6e+08").
+std::string number(double value);
+
 /// Display width of UTF-8 text (counts code points, not bytes).
 std::size_t display_width(const std::string& text);
 

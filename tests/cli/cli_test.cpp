@@ -209,6 +209,20 @@ TEST(Cli, ExperimentRunsSimulatedAndWritesTraces) {
   EXPECT_LT(wall.at("async"), wall.at("sync"));
 }
 
+TEST(Cli, CompareRendersTimelinesToPng) {
+  const fs::path png = scratch_dir() / "compare.png";
+  const auto r = opsim("compare --comm-only --strategies tree,split --png " + png.string());
+#ifdef OPSIM_HAVE_GUI
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string bytes = slurp(png);
+  ASSERT_GT(bytes.size(), 10'000u);
+  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+#else
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("built without the GUI"), std::string::npos) << r.err;
+#endif
+}
+
 struct BadInput {
   std::string args;
   std::string expected;  // part of the one-line message

@@ -236,6 +236,24 @@ TEST(ChromeTrace, ReaderAcceptsEventsBeforeOtherData) {
   EXPECT_TRUE(read_chrome_trace((dir / "reordered.json").string()) == trace);
 }
 
+TEST(ChromeTrace, FastAndCheckedReadersAgree) {
+  // Files opsim wrote take the fast scanner; anything it does not expect (here a \u escape,
+  // pretty-printing and a quote in a name) goes to the checked parser. Both give one trace.
+  Trace trace = test::hand_made_trace();
+  trace.ops[0].name = "A \"quoted\" name\twith tab";
+  const std::string compact = to_chrome(trace);
+  EXPECT_TRUE(chrome_trace_reads_fast(compact));
+  const Trace fast = parse_chrome_trace(compact, "compact.json");
+  EXPECT_TRUE(fast == trace);
+  std::string escaped = compact;
+  const std::size_t at = escaped.find("\"A \\\"quoted");
+  ASSERT_NE(at, std::string::npos);
+  escaped.replace(at + 1, 1, "\\u0041");  // "A..." spelled "\u0041..."
+  EXPECT_FALSE(chrome_trace_reads_fast(escaped));
+  EXPECT_TRUE(parse_chrome_trace(escaped, "escaped.json") == trace);
+  EXPECT_TRUE(parse_chrome_trace(json::parse(compact).dump(2), "pretty.json") == trace);
+}
+
 TEST(ChromeTrace, EmptyTraceRoundTrips) {
   const fs::path dir = scratch_dir("chrome_empty");
   Trace trace;

@@ -118,57 +118,5 @@ TEST(TraceWithScheduler, GatherToCpuThenBroadcast) {
   EXPECT_TRUE(check_chrome_trace_rules(nlohmann::json::parse(out.str())).empty());
 }
 
-// Overhead of recording on a large graph. Timing is machine-dependent, so it only runs when
-// OPSIM_TRACE_PERF is set; it prints the numbers.
-TEST(TraceWithScheduler, RecorderOverheadOnALargeGraph) {
-  const char* env = std::getenv("OPSIM_TRACE_PERF");
-  if (env == nullptr) GTEST_SKIP() << "set OPSIM_TRACE_PERF=<ops> to measure";
-  const std::size_t ops = std::strtoull(env, nullptr, 10);
-  const Machine m = test::small_machine();
-  const DeviceId gpu0 = *m.find_device("gpu0");
-  const DeviceId gpu1 = *m.find_device("gpu1");
-  OpGraph g;
-  g.reserve(ops);
-  for (std::size_t i = 0; i < ops; ++i) {
-    Op copy{.kind = OpKind::kCopy, .device = i % 2 ? gpu0 : gpu1, .peer = i % 2 ? gpu1 : gpu0};
-    copy.bytes = 1e6;
-    const OpId id = g.add(copy, "c" + std::to_string(i));
-    if (i >= 2) g.add_dependency(id - 2, id);
-  }
-  auto run = [&](bool record) {
-    const auto t0 = std::chrono::steady_clock::now();
-    FixedRateBackend backend;
-    Scheduler scheduler(m, g, backend);
-    TraceRecorder recorder(m, g, scheduler.streams(), "perf", "sim");
-    if (record) scheduler.add_observer(recorder);
-    scheduler.submit_all();
-    scheduler.run();
-    const auto t1 = std::chrono::steady_clock::now();
-    if (!record) {
-      std::printf("plain: run %.3f s\n", std::chrono::duration<double>(t1 - t0).count());
-      return;
-    }
-    const Trace trace = recorder.finish();
-    const auto t2 = std::chrono::steady_clock::now();
-    const std::string path = std::string(OPSIM_BINARY_DIR) + "/trace_perf.json";
-    write_chrome_trace(trace, std::filesystem::path(path));
-    const auto t3 = std::chrono::steady_clock::now();
-    const bool same = read_chrome_trace(path) == trace;
-    const auto t4 = std::chrono::steady_clock::now();
-    std::printf(
-        "recorded: run %.3f s, finish %.3f s (%zu link spans), write %.3f s (%.0f MB), read %.3f "
-        "s (%s)\n",
-        std::chrono::duration<double>(t1 - t0).count(),
-        std::chrono::duration<double>(t2 - t1).count(), trace.link_spans.size(),
-        std::chrono::duration<double>(t3 - t2).count(),
-        static_cast<double>(std::filesystem::file_size(path)) / 1e6,
-        std::chrono::duration<double>(t4 - t3).count(), same ? "equal" : "DIFFERENT");
-    EXPECT_TRUE(same);
-    std::filesystem::remove(path);
-  };
-  run(false);
-  run(true);
-}
-
 }  // namespace
 }  // namespace opsim

@@ -1,0 +1,166 @@
+#include "gui/comparison_render.hpp"
+
+#include <QGuiApplication>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <cmath>
+#include <cstdlib>
+
+namespace opsim::gui {
+
+void ensure_gui_application() {
+  if (QCoreApplication::instance() != nullptr) return;
+  if (std::getenv("QT_QPA_PLATFORM") == nullptr) setenv("QT_QPA_PLATFORM", "offscreen", 0);
+  static int argc = 1;
+  static char name[] = "opsim";
+  static char* argv[] = {name, nullptr};
+  // Deliberately leaked: lives until the process ends, like an application object in main().
+  new QGuiApplication(argc, argv);
+}
+
+int comparison_height_px(const std::vector<ComparisonPane>& panes, const TimelineStyle& style) {
+  int h = style.ruler_height_px;
+  for (const ComparisonPane& pane : panes)
+    h += pane_height_px(*pane.model, style) + style.pane_gap_px;
+  return h;
+}
+
+PaintStats paint_comparison(QPainter& painter, const std::vector<ComparisonPane>& panes,
+                            const TimeAxis& axis, const QRect& rect, const TimelineStyle& style) {
+  PaintStats total;
+  painter.fillRect(rect, QColor(0xdd, 0xe1, 0xe6));
+  std::optional<std::pair<double, double>> selection;
+  for (const ComparisonPane& pane : panes) {
+    if (pane.decor.selection_ns) selection = pane.decor.selection_ns;
+  }
+  paint_ruler(painter, axis, QRect(rect.left(), rect.top(), rect.width(), style.ruler_height_px),
+              style, selection);
+  int y = rect.top() + style.ruler_height_px;
+  for (const ComparisonPane& pane : panes) {
+    const int h = pane_height_px(*pane.model, style);
+    const PaintStats s =
+        paint_pane(painter, *pane.model, axis, QRect(rect.left(), y, rect.width(), h), rect,
+                   pane.decor, style);
+    total.spans_visited += s.spans_visited;
+    total.boxes_drawn += s.boxes_drawn;
+    total.merged_runs += s.merged_runs;
+    y += h + style.pane_gap_px;
+  }
+  return total;
+}
+
+std::vector<ComparisonPane> make_panes(const std::vector<Trace>& traces,
+                                       const std::vector<std::string>& titles,
+                                       const std::vector<double>& lower_bounds_s) {
+  std::vector<ComparisonPane> panes;
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    ComparisonPane pane;
+    pane.model = std::make_shared<TimelineModel>(std::make_shared<const Trace>(traces[i]),
+                                                 TimelineOptions{.hide_idle_lanes = true});
+    pane.decor.title = QString::fromStdString(i < titles.size() ? titles[i] : traces[i].title);
+    if (i < lower_bounds_s.size() && std::isfinite(lower_bounds_s[i]) && lower_bounds_s[i] >= 0) {
+      pane.decor.lower_bound_ns = lower_bounds_s[i] * 1e9;
+    }
+    panes.push_back(std::move(pane));
+  }
+  return panes;
+}
+
+namespace {
+
+TimeAxis fitted_axis(const std::vector<ComparisonPane>& panes, int width_px,
+                     const TimelineStyle& style) {
+  TimeNs end = 0;
+  for (const ComparisonPane& pane : panes) end = std::max(end, pane.model->end_ns());
+  TimeAxis axis;
+  axis.fit(0, static_cast<double>(end), std::max(1, width_px - style.label_width_px));
+  return axis;
+}
+
+QSize resolved_size(const std::vector<ComparisonPane>& panes, QSize size,
+                    const TimelineStyle& style) {
+  const int w = size.width() > 0 ? size.width() : 1600;
+  const int h = size.height() > 0 ? size.height() : comparison_height_px(panes, style);
+  return {std::max(w, style.label_width_px + 50), std::max(h, style.ruler_height_px)};
+}
+
+}  // namespace
+
+QImage render_comparison_image(const std::vector<ComparisonPane>& panes, QSize size,
+                               const TimelineStyle& style) {
+  ensure_gui_application();
+  const QSize s = resolved_size(panes, size, style);
+  QImage image(s, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::white);
+  QPainter painter(&image);
+  paint_comparison(painter, panes, fitted_axis(panes, s.width(), style), QRect(QPoint(0, 0), s),
+                   style);
+  painter.end();
+  return image;
+}
+
+namespace {
+
+bool save_as(const std::vector<ComparisonPane>& panes, const TimeAxis& axis, QSize size,
+             const QString& path, const TimelineStyle& style, bool as_svg) {
+  ensure_gui_application();
+  const QSize s = resolved_size(panes, size, style);
+  const QRect rect(QPoint(0, 0), s);
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return false;
+  bool ok = false;
+  if (as_svg) {
+    QSvgGenerator svg;
+    svg.setOutputDevice(&file);
+    svg.setSize(s);
+    svg.setViewBox(rect);
+    svg.setTitle(QStringLiteral("opsim comparison"));
+    QPainter painter;
+    if (painter.begin(&svg)) {
+      paint_comparison(painter, panes, axis, rect, style);
+      ok = painter.end();
+    }
+  } else {
+    QImage image(s, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    paint_comparison(painter, panes, axis, rect, style);
+    painter.end();
+    ok = image.save(&file, "PNG");
+  }
+  if (!ok) {
+    file.cancelWriting();
+    return false;
+  }
+  return file.commit();
+}
+
+}  // namespace
+
+bool save_comparison(const std::vector<ComparisonPane>& panes, const TimeAxis& axis, QSize size,
+                     const QString& path, const TimelineStyle& style) {
+  return save_as(panes, axis, size, path, style,
+                 path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive));
+}
+
+bool render_comparison_png(const std::vector<Trace>& traces, const std::vector<std::string>& titles,
+                           const QString& path, QSize size,
+                           const std::vector<double>& lower_bounds_s) {
+  ensure_gui_application();
+  const TimelineStyle style;
+  const auto panes = make_panes(traces, titles, lower_bounds_s);
+  const QSize s = resolved_size(panes, size, style);
+  return save_as(panes, fitted_axis(panes, s.width(), style), s, path, style, false);
+}
+
+bool render_comparison_svg(const std::vector<Trace>& traces, const std::vector<std::string>& titles,
+                           const QString& path, QSize size,
+                           const std::vector<double>& lower_bounds_s) {
+  ensure_gui_application();
+  const TimelineStyle style;
+  const auto panes = make_panes(traces, titles, lower_bounds_s);
+  const QSize s = resolved_size(panes, size, style);
+  return save_as(panes, fitted_axis(panes, s.width(), style), s, path, style, true);
+}
+
+}  // namespace opsim::gui

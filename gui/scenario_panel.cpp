@@ -1,0 +1,145 @@
+#include "gui/scenario_panel.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "topologies/topology_catalog.hpp"
+
+namespace opsim::gui {
+
+QStringList topology_presets() {
+  QStringList names;
+  for (const TopologyInfo& t : list_topologies()) {
+    names << QString::fromStdString(t.family ? t.example : t.name);
+  }
+  return names;
+}
+
+ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(8, 8, 8, 8);
+
+  auto* machine = new QGroupBox(tr("Machine and workload"), this);
+  auto* form = new QFormLayout(machine);
+  topology_ = new QComboBox(machine);
+  topology_->setEditable(true);
+  for (const TopologyInfo& t : list_topologies()) {
+    topology_->addItem(QString::fromStdString(t.family ? t.example : t.name));
+    topology_->setItemData(topology_->count() - 1, QString::fromStdString(t.description),
+                           Qt::ToolTipRole);
+  }
+  topology_->setToolTip(tr("A preset name, or a topology file (Browse…)"));
+  auto* browse = new QPushButton(tr("…"), machine);
+  browse->setFixedWidth(28);
+  browse->setToolTip(tr("Choose a topology file"));
+  auto* topo_row = new QHBoxLayout;
+  topo_row->addWidget(topology_, 1);
+  topo_row->addWidget(browse);
+  form->addRow(tr("Topology"), topo_row);
+  bytes_ = new QLineEdit(machine);
+  bytes_->setToolTip(tr("Gradient size, e.g. 160MB, 1GiB"));
+  form->addRow(tr("Gradient"), bytes_);
+  gpus_ = new QSpinBox(machine);
+  gpus_->setRange(1, 4096);
+  form->addRow(tr("GPUs"), gpus_);
+  comm_only_ = new QCheckBox(tr("communication only"), machine);
+  comm_only_->setToolTip(tr("Leave out the reductions' compute (the book's arithmetic)"));
+  form->addRow(QString(), comm_only_);
+  outer->addWidget(machine);
+
+  auto* strat_box = new QGroupBox(tr("Strategies to compare"), this);
+  auto* grid = new QGridLayout(strat_box);
+  const QStringList names = known_strategies();
+  for (int i = 0; i < names.size(); ++i) {
+    auto* cb = new QCheckBox(names[i], strat_box);
+    strategies_.push_back(cb);
+    grid->addWidget(cb, i / 2, i % 2);
+    connect(cb, &QCheckBox::toggled, this, &ScenarioPanel::edited);
+  }
+  outer->addWidget(strat_box);
+
+  auto* whatif = new QGroupBox(tr("What if"), this);
+  auto* wform = new QFormLayout(whatif);
+  bandwidth_scale_ = new QDoubleSpinBox(whatif);
+  bandwidth_scale_->setRange(0.01, 100);
+  bandwidth_scale_->setDecimals(2);
+  bandwidth_scale_->setSingleStep(0.25);
+  bandwidth_scale_->setSuffix(QStringLiteral(" ×"));
+  bandwidth_scale_->setToolTip(tr("Every link's bandwidth times this (--link-bandwidth-scale)"));
+  wform->addRow(tr("Link bandwidth"), bandwidth_scale_);
+  overrides_ = new QPlainTextEdit(whatif);
+  overrides_->setPlaceholderText(
+      QStringLiteral("gpu0-sw0.bandwidth=8GB/s\ngpu1.flops=7TFLOPS"));
+  overrides_->setToolTip(tr("One DEVICE_OR_LINK.FIELD=VALUE per line (--set)"));
+  overrides_->setMaximumHeight(70);
+  wform->addRow(tr("Overrides"), overrides_);
+  outer->addWidget(whatif);
+
+  auto* hint = new QLabel(tr("Every edit re-simulates in the background."), this);
+  hint->setWordWrap(true);
+  hint->setStyleSheet(QStringLiteral("color: #57606a;"));
+  outer->addWidget(hint);
+  outer->addStretch(1);
+
+  debounce_ = new QTimer(this);
+  debounce_->setSingleShot(true);
+  debounce_->setInterval(400);
+  connect(debounce_, &QTimer::timeout, this, [this] { emit scenario_changed(scenario()); });
+  connect(topology_, &QComboBox::currentTextChanged, this, &ScenarioPanel::edited);
+  connect(bytes_, &QLineEdit::textEdited, this, &ScenarioPanel::edited);
+  connect(gpus_, &QSpinBox::valueChanged, this, &ScenarioPanel::edited);
+  connect(comm_only_, &QCheckBox::toggled, this, &ScenarioPanel::edited);
+  connect(bandwidth_scale_, &QDoubleSpinBox::valueChanged, this, &ScenarioPanel::edited);
+  connect(overrides_, &QPlainTextEdit::textChanged, this, &ScenarioPanel::edited);
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString file = QFileDialog::getOpenFileName(
+        this, tr("Topology file"), QString(), tr("Topology (*.yaml *.yml *.json);;All files (*)"));
+    if (!file.isEmpty()) topology_->setCurrentText(file);
+  });
+  set_scenario(Scenario{});
+}
+
+Scenario ScenarioPanel::scenario() const {
+  Scenario s;
+  s.topology = topology_->currentText().trimmed();
+  s.gradient_bytes = bytes_->text().trimmed();
+  s.gpus = gpus_->value();
+  s.comm_only = comm_only_->isChecked();
+  s.strategies.clear();
+  for (QCheckBox* cb : strategies_) {
+    if (cb->isChecked()) s.strategies << cb->text();
+  }
+  s.link_bandwidth_scale = bandwidth_scale_->value();
+  s.overrides = overrides_->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  return s;
+}
+
+void ScenarioPanel::set_scenario(const Scenario& s) {
+  loading_ = true;
+  topology_->setCurrentText(s.topology);
+  bytes_->setText(s.gradient_bytes);
+  gpus_->setValue(s.gpus);
+  comm_only_->setChecked(s.comm_only);
+  for (QCheckBox* cb : strategies_) cb->setChecked(s.strategies.contains(cb->text()));
+  bandwidth_scale_->setValue(s.link_bandwidth_scale);
+  overrides_->setPlainText(s.overrides.join(QLatin1Char('\n')));
+  loading_ = false;
+}
+
+void ScenarioPanel::edited() {
+  if (!loading_) debounce_->start();
+}
+
+}  // namespace opsim::gui

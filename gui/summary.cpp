@@ -1,0 +1,78 @@
+#include "gui/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "engine/run_summary.hpp"
+#include "hw_models/input_error.hpp"
+
+namespace opsim::gui {
+
+namespace {
+
+double number_or(const nlohmann::json& j, const char* key, double fallback) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_number()) {
+    throw InputError(std::string("compare output: \"") + key + "\" is not a number");
+  }
+  return it->get<double>();
+}
+
+std::string string_or(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return {};
+  if (!it->is_string()) {
+    throw InputError(std::string("compare output: \"") + key + "\" is not a string");
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+CompareOutput parse_compare_json(const std::string& json_text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(std::string("compare output: not JSON at byte ") + std::to_string(e.byte));
+  }
+  if (!j.is_object() || !j.contains("results") || !j["results"].is_array()) {
+    throw InputError("compare output: no \"results\" array");
+  }
+  CompareOutput out;
+  out.topology = string_or(j, "topology");
+  out.bytes = number_or(j, "bytes", 0);
+  for (const auto& r : j["results"]) {
+    if (!r.is_object()) throw InputError("compare output: a result is not an object");
+    SummaryRow row;
+    row.name = string_or(r, "strategy");
+    if (row.name.empty()) throw InputError("compare output: a result has no \"strategy\"");
+    row.makespan_s = number_or(r, "makespan_s", 0);
+    row.lower_bound_s = number_or(r, "lower_bound_s", row.lower_bound_s);
+    row.bytes_moved = number_or(r, "bytes_moved", 0);
+    row.busiest_link = string_or(r, "busiest_link");
+    row.busiest_link_utilization = number_or(r, "busiest_link_utilization", 0);
+    row.peak_memory_bytes = number_or(r, "peak_memory_bytes", row.peak_memory_bytes);
+    row.trace_file = string_or(r, "trace_file");
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+SummaryRow summarize_trace(const Trace& trace) {
+  // The engine's run summary, so that opened files and the CLI agree on every number.
+  const RunSummary run = summarize_run(trace);
+  SummaryRow row;
+  row.name = trace.title;
+  row.makespan_s = run.makespan_s;
+  row.bytes_moved = run.bytes_moved;
+  row.busiest_link = run.busiest_link;
+  row.busiest_link_utilization = run.busiest_link_utilization;
+  if (!run.peak_memory.empty()) row.peak_memory_bytes = run.peak_memory_bytes_total;
+  return row;
+}
+
+}  // namespace opsim::gui

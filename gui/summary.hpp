@@ -1,0 +1,38 @@
+// One row of the comparison summary per strategy or trace, read from `opsim compare
+// --format json` or, for a trace opened from a file, computed from the trace itself.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/trace.hpp"
+
+namespace opsim::gui {
+
+struct SummaryRow {
+  std::string name;  ///< strategy ("tree") or trace title
+  double makespan_s = 0;
+  double lower_bound_s = std::numeric_limits<double>::quiet_NaN();  ///< NaN: unknown
+  double bytes_moved = 0;
+  std::string busiest_link;             ///< empty if the run used no link
+  double busiest_link_utilization = 0;  ///< fraction 0..1 over the makespan
+  double peak_memory_bytes = std::numeric_limits<double>::quiet_NaN();  ///< NaN: unknown
+  std::string trace_file;  ///< Chrome trace written by the run, may be empty
+};
+
+struct CompareOutput {
+  std::string topology;
+  double bytes = 0;
+  std::vector<SummaryRow> rows;
+};
+
+/// Parses the JSON printed by `opsim compare --format json`. Throws opsim::InputError with a
+/// one-line message ("compare output: ...") when it is not that shape.
+CompareOutput parse_compare_json(const std::string& json_text);
+
+/// Summary of a trace that came without one (engine/run_summary): makespan, bytes moved,
+/// busiest link direction (bytes over capacity x makespan), peak memory summed over devices.
+SummaryRow summarize_trace(const Trace& trace);
+
+}  // namespace opsim::gui

@@ -1,0 +1,68 @@
+#include "gui/summary_chart.hpp"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QValueAxis>
+#include <cmath>
+
+namespace opsim::gui {
+
+SummaryChart::SummaryChart(const SummaryModel* model, QWidget* parent)
+    : QChartView(parent), model_(model) {
+  setRenderHint(QPainter::Antialiasing);
+  setMinimumSize(320, 220);
+  connect(model_, &QAbstractItemModel::modelReset, this, &SummaryChart::rebuild);
+  rebuild();
+}
+
+void SummaryChart::rebuild() {
+  auto* chart = new QChart;
+  chart->setTitle(tr("Makespan per strategy"));
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  auto* makespan = new QBarSet(tr("makespan (ms)"));
+  makespan->setColor(QColor(0x4e, 0x79, 0xa7));
+  auto* bound = new QBarSet(tr("lower bound (ms)"));
+  bound->setColor(QColor(0xd0, 0x30, 0x30, 160));
+  QStringList categories;
+  bool any_bound = false;
+  double max_ms = 0;
+  for (const SummaryRow& r : model_->rows()) {
+    categories << QString::fromStdString(r.name);
+    *makespan << r.makespan_s * 1e3;
+    max_ms = std::max(max_ms, r.makespan_s * 1e3);
+    const bool has = !std::isnan(r.lower_bound_s);
+    any_bound = any_bound || has;
+    *bound << (has ? r.lower_bound_s * 1e3 : 0);
+  }
+  auto* series = new QBarSeries;
+  series->append(makespan);
+  if (any_bound) {
+    series->append(bound);
+  } else {
+    delete bound;
+  }
+  series->setLabelsVisible(true);
+  series->setLabelsFormat(QStringLiteral("@value"));
+  series->setLabelsPrecision(4);
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  chart->addAxis(x, Qt::AlignBottom);
+  series->attachAxis(x);
+  auto* y = new QValueAxis;
+  y->setTitleText(tr("ms"));
+  y->setRange(0, max_ms > 0 ? max_ms * 1.15 : 1);
+  y->setLabelFormat(QStringLiteral("%.0f"));
+  y->applyNiceNumbers();
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(y);
+  QChart* old = this->chart();
+  setChart(chart);
+  delete old;
+}
+
+}  // namespace opsim::gui

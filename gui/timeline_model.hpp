@@ -1,0 +1,100 @@
+// What the timeline draws for one trace, built once when the trace is loaded: lanes in
+// display order (server -> device -> stream/copy engine, then links, then disks), each
+// lane's spans sorted by start with a running maximum of their ends so that the painter can
+// find the first visible span by binary search even where spans overlap (links carrying
+// concurrent transfers), plus the dependency adjacency and the critical path. No Qt here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/trace.hpp"
+
+namespace opsim::gui {
+
+/// One span on one lane, as the painter needs it (24 bytes).
+struct SpanRef {
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  std::uint32_t op = 0;    ///< index into Trace::ops
+  std::uint16_t slot = 0;  ///< sub-row among overlapping spans (links carrying concurrent flows)
+};
+
+/// The spans of one lane, sorted by (start, end, op).
+struct LaneSpans {
+  std::vector<SpanRef> spans;
+  std::vector<TimeNs> max_end_ns;  ///< max_end_ns[i] = max end of spans[0..i]
+  std::uint16_t sub_rows = 1;      ///< sub-rows needed so that no two spans overlap in one
+
+  /// Index of the first span that may end after `t_ns` (all earlier spans end at or before
+  /// it); spans.size() if none.
+  std::size_t first_ending_after(TimeNs t_ns) const;
+};
+
+enum class RowKind : std::uint8_t { kGroup, kSubgroup, kLane };
+
+/// A row of the timeline: a group header ("server0", "Links"), a device header ("gpu0") or
+/// a lane.
+struct TimelineRow {
+  RowKind kind = RowKind::kLane;
+  std::string label;
+  std::uint32_t lane = 0;  ///< kLane only: index into Trace::lanes
+};
+
+struct TimelineOptions {
+  bool hide_idle_lanes = false;  ///< leave out lanes without any span (and emptied headers)
+};
+
+class TimelineModel {
+ public:
+  /// Indexes `trace`; O(spans log spans). The model keeps the trace alive.
+  explicit TimelineModel(std::shared_ptr<const Trace> trace, TimelineOptions options = {});
+
+  const Trace& trace() const { return *trace_; }
+  const std::shared_ptr<const Trace>& trace_ptr() const { return trace_; }
+  const std::vector<TimelineRow>& rows() const { return rows_; }
+  const LaneSpans& lane_spans(std::uint32_t lane) const { return lanes_.at(lane); }
+  /// Row index of a lane in rows(), -1 if hidden.
+  int row_of_lane(std::uint32_t lane) const { return row_of_lane_.at(lane); }
+  /// End of the last span or op (ns); 0 for an empty trace.
+  TimeNs end_ns() const { return end_ns_; }
+  /// Total spans indexed (ops on stream lanes plus link spans).
+  std::size_t span_count() const { return span_count_; }
+
+  const std::vector<std::uint32_t>& predecessors(std::uint32_t op) const { return preds_.at(op); }
+  const std::vector<std::uint32_t>& successors(std::uint32_t op) const { return succs_.at(op); }
+  /// The op that gated `op`'s start: among its dependencies and the previous op on its stream
+  /// lane, the one that ended last; nullopt if none.
+  std::optional<std::uint32_t> gating_predecessor(std::uint32_t op) const;
+  /// The critical path: from the last-ending op back through gating predecessors, returned
+  /// in time order (op indices). Empty for an empty trace.
+  const std::vector<std::uint32_t>& critical_path() const { return critical_path_; }
+  bool on_critical_path(std::uint32_t op) const {
+    return op < on_critical_.size() && on_critical_[op];
+  }
+
+  /// The op whose span on `lane` contains `t_ns`, or failing that the nearest one within
+  /// `tolerance_ns`; the shortest such span wins when several overlap.
+  std::optional<std::uint32_t> op_at(std::uint32_t lane, double t_ns, double tolerance_ns) const;
+
+ private:
+  std::shared_ptr<const Trace> trace_;
+  std::vector<LaneSpans> lanes_;
+  std::vector<TimelineRow> rows_;
+  std::vector<int> row_of_lane_;
+  std::vector<std::vector<std::uint32_t>> preds_;
+  std::vector<std::vector<std::uint32_t>> succs_;
+  std::vector<std::uint32_t> prev_on_lane_;  ///< previous op on the op's own lane, or UINT32_MAX
+  std::vector<std::uint32_t> critical_path_;
+  std::vector<bool> on_critical_;
+  TimeNs end_ns_ = 0;
+  std::size_t span_count_ = 0;
+};
+
+/// Lane label without its device prefix: "gpu0/compute0" -> "compute0".
+std::string short_lane_label(const TraceLane& lane);
+
+}  // namespace opsim::gui

@@ -1,0 +1,52 @@
+#include "gui/view_state.hpp"
+
+#include <algorithm>
+
+namespace opsim::gui {
+
+void ViewState::set_plot_width(double width_px) {
+  width_px = std::max(width_px, 1.0);
+  if (width_px == plot_width_px_) return;
+  plot_width_px_ = width_px;
+  emit axis_changed();
+}
+
+void ViewState::zoom_around(double x_px, double factor) {
+  axis_.zoom_around(x_px, factor);
+  emit axis_changed();
+}
+
+void ViewState::pan_px(double dx_px) {
+  axis_.pan_px(dx_px);
+  emit axis_changed();
+}
+
+void ViewState::fit(double end_ns) {
+  axis_.fit(0, end_ns, plot_width_px_);
+  emit axis_changed();
+}
+
+void ViewState::set_axis(const TimeAxis& axis) {
+  axis_ = axis;
+  emit axis_changed();
+}
+
+void ViewState::set_selection(std::optional<std::pair<double, double>> range_ns) {
+  if (range_ns && range_ns->second < range_ns->first) std::swap(range_ns->first, range_ns->second);
+  selection_ns_ = range_ns;
+  emit selection_changed();
+}
+
+void ViewState::select_op(std::optional<OpRef> op) {
+  if (op == selected_) return;
+  selected_ = op;
+  emit selected_op_changed();
+}
+
+void ViewState::hover_op(std::optional<OpRef> op) {
+  if (op == hovered_) return;
+  hovered_ = op;
+  emit hovered_op_changed();
+}
+
+}  // namespace opsim::gui
