@@ -250,7 +250,8 @@ WorkloadFile parse_workload_json(std::string_view text, std::string_view source)
     throw InputError(file.source + ": the top level must be an object with \"ops\"");
   for (const auto& [key, value] : doc.items()) {
     (void)value;
-    static const std::vector<std::string> kKeys = {"name", "topology", "description", "ops"};
+    static const std::vector<std::string> kKeys = {"name", "topology", "description", "ops",
+                                                   "max_in_flight"};
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
       throw InputError(file.source + ": unknown top-level key '" + key + "'" +
                        suggestion(key, kKeys));

@@ -4,6 +4,7 @@
 //   {
 //     "name": "load-and-multiply",
 //     "topology": "desktop-1gpu",                       // optional default topology
+//     "max_in_flight": 4,                 // optional: bound on ops in flight (opsim validate)
 //     "ops": [
 //       {"name": "load", "kind": "disk_read", "disk": "nvme0", "to": "cpu0", "bytes": "64MB"},
 //       {"name": "h2d", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": "64MB",

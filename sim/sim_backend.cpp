@@ -307,9 +307,12 @@ double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId
   }
   if (d.kind == DeviceKind::kCpu) {
     // CPUs: one peak for every data type, no launch latency (a function call).
+    // Each op runs on cores / compute_streams cores (CpuModel::compute_streams), so its
+    // compute peak is that share; the CPU's host has one SimGrid core per stream.
     const CpuModel& c = d.cpu;
-    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s(), c.dram.bytes_per_s(), 0.0,
-                           c.efficiency);
+    const double streams = std::max(1, c.compute_streams);
+    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() / streams, c.dram.bytes_per_s(),
+                           0.0, c.efficiency);
   }
   throw std::invalid_argument("SimBackend: compute op placed on '" + d.name +
                               "', which is neither a CPU nor a GPU");
@@ -333,8 +336,11 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   for (DeviceId d = 0; d < n; ++d) {
     const Device& dev = devices[d];
     if (dev.kind == DeviceKind::kCpu || dev.kind == DeviceKind::kGpu ||
-        dev.kind == DeviceKind::kDisk)
-      m.compute_host[d] = zone->create_host(dev.name, kWorkPerSecond)->seal();
+        dev.kind == DeviceKind::kDisk) {
+      sg4::Host* host = zone->create_host(dev.name, kWorkPerSecond);
+      if (dev.kind == DeviceKind::kCpu) host->set_core_count(std::max(1, dev.cpu.compute_streams));
+      m.compute_host[d] = host->seal();
+    }
     if (dev.kind == DeviceKind::kCpu)
       m.program_host[d] = zone->create_host(dev.name + "/program", kWorkPerSecond)->seal();
   }
@@ -509,7 +515,10 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       break;
     }
     case OpKind::kHostDispatch: {
-      sg4::Host* host = m.program_host[launch.device];
+      sg4::Host* host = m.options.dispatch_on_compute_cores &&
+                                m.machine->device(launch.device).kind == DeviceKind::kCpu
+                            ? m.compute_host[launch.device]
+                            : m.program_host[launch.device];
       if (host == nullptr)
         throw std::invalid_argument("SimBackend: host dispatch on '" +
                                     m.machine->device(launch.device).name + "', not a CPU");
@@ -520,6 +529,17 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       break;
     }
     case OpKind::kCopy: {
+      const Device& src = m.machine->device(op.device);
+      if (m.options.cpu_copies_on_compute_cores && op.device == op.peer &&
+          src.kind == DeviceKind::kCpu) {
+        // A memcpy is a CPU thread's work: it takes a core at half the DRAM bandwidth.
+        const double seconds = op.bytes / (src.cpu.dram.bytes_per_s() / 2);
+        if (seconds > 0)
+          m.start_exec(slot, m.compute_host[op.device], seconds);
+        else
+          m.delay_then_finish(slot, 0);
+        break;
+      }
       const std::uint32_t route = m.find_route(op.device, op.peer, kCopyRoute);
       m.slots[slot].route = route;
       m.start_op_flow(slot, m.routes[route].latency_s);

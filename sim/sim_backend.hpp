@@ -11,7 +11,8 @@
 // Model (all times in seconds of simulated time):
 // - compute: launch_s + max(flops / (peak × eff), bytes / (memory bw × eff)) as work on the
 //   device's host (one SimGrid core); concurrent ops on one device share it fairly. CPUs
-//   use CpuModel::peak_flops_per_s(), DRAM bandwidth and no launch latency.
+//   use CpuModel::peak_flops_per_s() / compute_streams (one SimGrid core per
+//   compute stream), DRAM bandwidth and no launch latency.
 // - host dispatch: `seconds` on the CPU's program-thread host (not the CPU's compute host).
 // - copy: the route latency as a delay, then `bytes` over the routed SimGrid links (split
 //   duplex at LinkModel::bytes_per_s per direction, or one shared link when half duplex;
@@ -58,6 +59,15 @@ struct SimBackendOptions {
   /// its remaining bytes as soon as another flow joins one of its links. false: every flow
   /// is a SimGrid comm from the start (same times, slower).
   bool closed_form_uncontended = true;
+  /// Host dispatch ops run on the CPU's compute cores (one SimGrid core per compute stream),
+  /// sharing them with the CPU's compute ops, instead of on a program thread of their own:
+  /// what a real executor does when its threads outnumber the cores it gets (opsim validate
+  /// on a calibrated profile). false: the program thread is a core of its own.
+  bool dispatch_on_compute_cores = false;
+  /// A copy within one CPU's memory (a memcpy) runs on that CPU's compute cores at half its
+  /// DRAM bandwidth, sharing them with compute ops, instead of as a flow over a memory-bus
+  /// link of its own: what a host whose copy threads compete with its compute threads does.
+  bool cpu_copies_on_compute_cores = false;
 };
 
 class SimBackend final : public Backend {

@@ -6,11 +6,13 @@
 #include <filesystem>
 #include <iostream>
 
+#include "experiments/cli/calibrate_command.hpp"
 #include "experiments/cli/compare_command.hpp"
 #include "experiments/cli/experiment_command.hpp"
 #include "experiments/cli/sim_command.hpp"
 #include "experiments/cli/sweep_command.hpp"
 #include "experiments/cli/topology_commands.hpp"
+#include "experiments/cli/validate_command.hpp"
 #include "hw_models/input_error.hpp"
 #include "hw_models/units.hpp"
 
@@ -132,6 +134,47 @@ int main(int argc, char** argv) {
       ->add_option("--repeats", experiment.repeats, "real: runs per variant, fastest reported")
       ->capture_default_str();
 
+  opsim::CalibrateCommandOptions calibrate;
+  auto* calibrate_cmd = app.add_subcommand(
+      "calibrate", "Measure this machine (GEMM, memcpy, DRAM, disk, dispatch) into a profile YAML");
+  calibrate_cmd->add_option("--out,-o", calibrate.out_path, "Profile file (written atomically)")
+      ->capture_default_str();
+  calibrate_cmd->add_flag("--quick", calibrate.quick, "Small sizes, 3 repeats: about 10 s");
+  calibrate_cmd->add_option("--repeats", calibrate.repeats, "Runs per measurement (default 5)");
+  calibrate_cmd->add_option("--format", calibrate.format, "table or json")->capture_default_str();
+  calibrate_cmd
+      ->add_option("--statistic", calibrate.statistic,
+                   "median, or best (highest rate / shortest time) of the repeats")
+      ->capture_default_str();
+  calibrate_cmd->add_option("--scratch-dir", calibrate.scratch_dir,
+                            "Directory for the disk scratch file (default: temp directory)");
+
+  opsim::ValidateCommandOptions validate;
+  auto* validate_cmd = app.add_subcommand(
+      "validate", "Run a workload for real and simulated on a calibrated profile; compare");
+  validate_cmd->add_option("workload", validate.workload_path, "Workload file (JSON op graph)");
+  validate_cmd->add_option("--suite", validate.suite_dir,
+                           "Validate every *.json workload in this directory (accuracy table)");
+  validate_cmd->add_option("--profile", validate.profile_path,
+                           "Profile YAML (default: ./calibrated.yaml, else a quick calibration)");
+  validate_cmd->add_option("--format", validate.format, "table, json or markdown")
+      ->capture_default_str();
+  validate_cmd->add_flag("--markdown", validate.markdown, "Suite table as Markdown");
+  validate_cmd->add_option("--trace-dir", validate.trace_dir,
+                           "Write <workload>.real/.sim/.overlay.json Chrome traces here");
+  validate_cmd->add_option("--max-in-flight", validate.max_in_flight,
+                           "Bound on ops in flight (default: the workload's max_in_flight)");
+  validate_cmd->add_option("--repeats", validate.repeats, "Timed real runs; median reported")
+      ->capture_default_str();
+  validate_cmd
+      ->add_option("--statistic", validate.statistic,
+                   "median real run, or best (the fastest; quick calibrations take best samples)")
+      ->capture_default_str();
+  validate_cmd->add_flag("--recalibrate", validate.recalibrate,
+                         "Suite: calibrate quickly before each workload (shared machines)");
+  validate_cmd->add_option("--scratch-dir", validate.scratch_dir,
+                           "Directory for disk scratch files (default: temp directory)");
+
   // `opsim gui [ARGS]` hands over to opsim-gui, installed next to this binary.
   if (argc >= 2 && std::string(argv[1]) == "gui") {
     std::error_code error;
@@ -181,6 +224,8 @@ int main(int argc, char** argv) {
     }
     if (sweep_cmd->parsed()) return opsim::run_sweep(sweep);
     if (experiment_cmd->parsed()) return opsim::run_experiment_command(experiment);
+    if (calibrate_cmd->parsed()) return opsim::run_calibrate_command(calibrate);
+    if (validate_cmd->parsed()) return opsim::run_validate_command(validate);
   } catch (const opsim::InputError& e) {
     std::fprintf(stderr, "opsim: error: %s\n", e.what());
     return 2;

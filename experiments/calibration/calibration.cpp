@@ -1,0 +1,317 @@
+#include "experiments/calibration/calibration.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/exec/cpu_kernels.hpp"
+#include "engine/exec/disk_file.hpp"
+#include "engine/frontend/context.hpp"
+#include "engine/frontend/host_machine.hpp"
+#include "experiments/calibration/accuracy.hpp"
+
+namespace opsim::calibration {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Runs `body` (which does `work` units) until at least `min_s` passed; returns units per s.
+template <typename F>
+double rate(double work, double min_s, F&& body) {
+  body();  // warm caches, threads and page mappings
+  const auto t0 = Clock::now();
+  int iterations = 0;
+  double elapsed = 0;
+  do {
+    body();
+    ++iterations;
+    elapsed = seconds_since(t0);
+  } while (elapsed < min_s);
+  return work * iterations / elapsed;
+}
+
+struct Plan {
+  std::vector<std::size_t> gemm_sizes;
+  std::size_t memcpy_bytes;
+  std::size_t chase_bytes;
+  std::uint64_t disk_bytes;
+  int random_reads;
+  int dispatch_ops;
+  double min_s;
+  int repeats;
+};
+
+Plan plan_for(const CalibrationOptions& o) {
+  Plan p;
+  if (o.quick) {
+    p = {{256, 512}, 32u << 20, 32u << 20, 32u << 20, 500, 5000, 0.1, 3};
+  } else {
+    p = {{256, 512, 1024, 2048}, 128u << 20, 128u << 20, 128u << 20, 2000, 20000, 0.2, 5};
+  }
+  if (o.repeats > 0) p.repeats = o.repeats;
+  return p;
+}
+
+double gemm_rate(std::size_t n, int threads, double min_s) {
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.f);
+  cpu::set_blas_threads(threads);
+  return rate(2.0 * n * n * n, min_s, [&] { cpu::sgemm(a.data(), b.data(), c.data(), n, n, n); });
+}
+
+// Aggregate bytes copied per second by `streams` threads, each copying its own buffers.
+double memcpy_rate(std::size_t bytes, int streams, double min_s) {
+  std::vector<std::vector<char>> src(streams), dst(streams);
+  for (int s = 0; s < streams; ++s) {
+    src[s].assign(bytes, static_cast<char>(s + 1));
+    dst[s].assign(bytes, 0);
+  }
+  auto one_round = [&] {
+    std::vector<std::thread> threads;
+    for (int s = 1; s < streams; ++s)
+      threads.emplace_back([&, s] { std::memcpy(dst[s].data(), src[s].data(), bytes); });
+    std::memcpy(dst[0].data(), src[0].data(), bytes);
+    for (auto& t : threads) t.join();
+  };
+  return rate(static_cast<double>(bytes) * streams, min_s, one_round);
+}
+
+// Bytes touched per second by one thread's elementwise pass, as CpuBackend runs it: add over
+// n floats reads n and writes n (8n bytes).
+double elementwise_rate(std::size_t bytes, double min_s) {
+  const std::size_t n = bytes / 8;
+  std::vector<float> a(n, 1.0f), b(n, 0.0f);
+  return rate(8.0 * n, min_s, [&] { cpu::add(a.data(), a.data(), b.data(), n); });
+}
+
+// Seconds per dependent load over a random cyclic permutation of cache lines.
+double chase_latency(std::size_t bytes, double min_s) {
+  constexpr std::size_t kLine = 64 / sizeof(std::size_t);
+  const std::size_t lines = bytes / 64;
+  std::vector<std::size_t> order(lines);
+  std::iota(order.begin(), order.end(), 0);
+  std::uint64_t rng = 88172645463325252ull;
+  for (std::size_t i = lines - 1; i > 0; --i) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    std::swap(order[i], order[rng % (i + 1)]);
+  }
+  std::vector<std::size_t> next(lines * kLine, 0);
+  for (std::size_t i = 0; i < lines; ++i) next[order[i] * kLine] = order[(i + 1) % lines] * kLine;
+  std::size_t at = 0;
+  const std::size_t steps = lines;
+  const double per_s = rate(static_cast<double>(steps), min_s, [&] {
+    for (std::size_t i = 0; i < steps; ++i) at = next[at];
+  });
+  if (at == SIZE_MAX) std::abort();  // keeps the chase from being optimized away
+  return 1.0 / per_s;
+}
+
+}  // namespace
+
+bool Measurement::noisy() const {
+  return spread > kNoisySpread;
+}
+
+const Measurement& CalibrationReport::get(const std::string& name) const {
+  for (const Measurement& m : measurements)
+    if (m.name == name) return m;
+  throw std::out_of_range("no measurement '" + name + "'");
+}
+
+std::string profile_name() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == 0) std::strcpy(host, "host");
+  std::string name = "calibrated-";
+  for (const char* c = host; *c != 0; ++c)
+    name += (std::isalnum(static_cast<unsigned char>(*c)) || *c == '-') ? *c : '-';
+  return name;
+}
+
+Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
+  const int cores = std::max(1, in.hardware_threads);
+  const int streams = std::clamp(in.compute_streams, 1, cores);
+  CpuModel cpu;
+  cpu.cores = cores;
+  cpu.simd_fp32_lanes = 16;
+  cpu.fma_units = 2;
+  cpu.dispatch_s = in.dispatch_s;
+  cpu.compute_streams = streams;
+  cpu.copy_streams = 2;
+  // A memcpy reads and writes every byte: the simulator moves it at half the DRAM bandwidth.
+  cpu.dram.channels = 1;
+  cpu.dram.bytes_per_s_per_channel = 2.0 * in.memcpy_bytes_per_s;
+  cpu.dram.first_access_s = in.first_access_s;
+  cpu.dram.burst_word_s = 8.0 / cpu.dram.bytes_per_s();
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_bytes = ::sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_bytes > 0)
+    cpu.dram.capacity_bytes = static_cast<double>(pages) * static_cast<double>(page_bytes);
+  // The roofline scales both compute and memory time by `efficiency`: it is set so that
+  // memory-bound kernels run at the measured elementwise rate, and the clock so that
+  // peak x efficiency / streams is the measured GEMM rate of one stream.
+  cpu.efficiency = in.elementwise_bytes_per_s > 0
+                       ? std::clamp(in.elementwise_bytes_per_s / cpu.dram.bytes_per_s(), 1e-3, 1.0)
+                       : 1.0;
+  cpu.clock_hz =
+      in.gemm_flops_per_s_per_stream * streams /
+      (cores * static_cast<double>(cpu.simd_fp32_lanes) * cpu.fma_units * 2.0 * cpu.efficiency);
+
+  DiskModel disk;
+  disk.kind = in.disk_access_s > 1e-3 ? DiskKind::kHdd : DiskKind::kSataSsd;
+  disk.access_s = in.disk_access_s;
+  disk.read_bytes_per_s = in.disk_read_bytes_per_s;
+  disk.write_bytes_per_s = in.disk_write_bytes_per_s;
+  disk.read_iops = 1.0 / in.disk_random_read_s;
+  disk.write_iops = disk.read_iops;  // not measured separately
+  disk.queues = 2;
+
+  Machine m(host_name);
+  m.set_description(
+      "Measured by opsim calibrate: cpu0 (GEMM, memcpy, DRAM latency, dispatch) and "
+      "disk0 (O_DIRECT sequential and random 4 KiB I/O)");
+  const DeviceId c = m.add_cpu("cpu0", cpu);
+  const DeviceId d = m.add_disk("disk0", disk);
+  // The disk's own media link limits it; the host link only joins it to cpu0.
+  LinkModel link;
+  link.bytes_per_s = 4.0 * std::max(disk.read_bytes_per_s, disk.write_bytes_per_s);
+  link.latency_s = 0;
+  link.full_duplex = true;
+  m.add_link("disk0-cpu0", d, c, link);
+  m.seal();
+  return m;
+}
+
+CalibrationReport calibrate(const CalibrationOptions& options) {
+  const auto t0 = Clock::now();
+  const Plan plan = plan_for(options);
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  CalibrationReport report;
+  report.gpu_note = "no GPU measured: this build has no CUDA backend";
+
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      options.scratch_dir.empty() ? fs::temp_directory_path() : fs::path(options.scratch_dir);
+  const std::string scratch =
+      (dir / ("opsim-calibrate-" + std::to_string(::getpid()) + ".bin")).string();
+
+  struct Item {
+    std::string name, unit;
+    std::function<double()> sample;
+  };
+  std::vector<Item> items;
+  std::vector<int> thread_counts = {1};
+  if (hw > 1) thread_counts.push_back(hw);
+  for (std::size_t n : plan.gemm_sizes)
+    for (int t : thread_counts)
+      items.push_back({"gemm " + std::to_string(n) + " x" + std::to_string(t) + " thread", "flop/s",
+                       [=] { return gemm_rate(n, t, plan.min_s); }});
+  items.push_back({"memcpy 1 stream", "bytes/s",
+                   [=] { return memcpy_rate(plan.memcpy_bytes, 1, plan.min_s); }});
+  items.push_back({"memcpy 2 streams", "bytes/s",
+                   [=] { return memcpy_rate(plan.memcpy_bytes, 2, plan.min_s); }});
+  items.push_back({"elementwise 1 thread", "bytes/s",
+                   [=] { return elementwise_rate(plan.memcpy_bytes, plan.min_s); }});
+  items.push_back(
+      {"dram first access", "s", [=] { return chase_latency(plan.chase_bytes, plan.min_s); }});
+
+  std::unique_ptr<DiskFile> file;
+  auto disk = [&]() -> DiskFile& {
+    if (!file) {
+      file = std::make_unique<DiskFile>(scratch);
+      report.disk_note = file->note();
+      file->ensure_size(std::max<std::uint64_t>(plan.disk_bytes, 64u << 20));
+    }
+    return *file;
+  };
+  items.push_back({"disk sequential write", "bytes/s", [&] {
+                     // Appends, as the executor's disk writes do: new blocks, not overwrites.
+                     DiskFile& f = disk();
+                     const std::uint64_t end = f.size_bytes();
+                     const auto s = Clock::now();
+                     f.write(end, plan.disk_bytes, 0);
+                     return plan.disk_bytes / seconds_since(s);
+                   }});
+  items.push_back({"disk sequential read", "bytes/s", [&] {
+                     DiskFile& f = disk();
+                     const auto s = Clock::now();
+                     f.read(0, plan.disk_bytes, 0);
+                     return plan.disk_bytes / seconds_since(s);
+                   }});
+  std::uint64_t rng = 0x9E3779B97F4A7C15ull;
+  items.push_back({"disk random 4KiB read", "s", [&] {
+                     DiskFile& f = disk();
+                     const std::uint64_t blocks = (64u << 20) / 4096;
+                     const auto s = Clock::now();
+                     for (int i = 0; i < plan.random_reads; ++i) {
+                       rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                       f.read((rng % blocks) * 4096, 4096, 4096);
+                     }
+                     return seconds_since(s) / plan.random_reads;
+                   }});
+  std::unique_ptr<frontend::Context> ctx;
+  items.push_back({"host dispatch per op", "s", [&] {
+                     // The frontend issuing tiny independent ops: t1 is the issuing cost.
+                     if (!ctx) ctx = std::make_unique<frontend::Context>(frontend::host_machine());
+                     frontend::Array x = ctx->full(frontend::cpu(), 1, 1, 1.0f);
+                     for (int i = 0; i < 100; ++i) (void)ctx->add(x, x);  // warm the workers
+                     ctx->waitall();
+                     const auto s = Clock::now();
+                     for (int i = 0; i < plan.dispatch_ops; ++i) (void)ctx->add(x, x);
+                     const double issue_s = seconds_since(s);
+                     ctx->waitall();
+                     return issue_s / plan.dispatch_ops;
+                   }});
+
+  std::size_t done = 0;
+  for (const Item& item : items) {
+    Measurement m{item.name, item.unit, {}, 0, 0};
+    for (int r = 0; r < plan.repeats; ++r) m.samples.push_back(item.sample());
+    m.value = reduce(m.samples, options.statistic, m.unit != "s");
+    m.spread = spread(m.samples);
+    report.measurements.push_back(std::move(m));
+    if (options.on_progress) options.on_progress(++done, items.size());
+  }
+  file.reset();
+  ctx.reset();
+  cpu::set_blas_threads(hw);
+
+  ProfileInputs in;
+  in.hardware_threads = hw;
+  // GEMM: how many ops really run at once (the all-thread / one-thread ratio) and what one
+  // op gets, each the median over the sizes from 512 up (small GEMMs are overhead-bound),
+  // which steadies them on a shared machine.
+  std::vector<double> one, all;
+  for (std::size_t n : plan.gemm_sizes) {
+    if (n < 512) continue;
+    one.push_back(report.get("gemm " + std::to_string(n) + " x1 thread").value);
+    all.push_back(
+        report.get("gemm " + std::to_string(n) + " x" + std::to_string(hw) + " thread").value);
+  }
+  const double one_rate = median(one), all_rate = median(all);
+  in.compute_streams = std::clamp(static_cast<int>(std::lround(all_rate / one_rate)), 1, hw);
+  in.gemm_flops_per_s_per_stream =
+      in.compute_streams == hw ? one_rate : all_rate / in.compute_streams;
+  in.elementwise_bytes_per_s = report.get("elementwise 1 thread").value;
+  in.memcpy_bytes_per_s = report.get("memcpy 1 stream").value;
+  in.first_access_s = report.get("dram first access").value;
+  in.disk_write_bytes_per_s = report.get("disk sequential write").value;
+  in.disk_read_bytes_per_s = report.get("disk sequential read").value;
+  in.disk_random_read_s = report.get("disk random 4KiB read").value;
+  in.disk_access_s = in.disk_random_read_s;
+  in.dispatch_s = report.get("host dispatch per op").value;
+  report.machine = build_profile(in, profile_name());
+  report.elapsed_s = seconds_since(t0);
+  return report;
+}
+
+}  // namespace opsim::calibration

@@ -1,0 +1,88 @@
+// Measures this machine with the real executor's own code paths and turns the numbers into
+// a machine profile ("calibrated-<hostname>": cpu0 with its DRAM, disk0) that the simulator
+// reads like any topology file.
+//
+//   CalibrationOptions options;          // options.quick: ~10 s, smaller sizes, 3 repeats
+//   CalibrationReport report = calibrate(options);
+//   save_topology_file(report.machine, "profile.yaml");
+//
+// What is measured (each `repeats` times; the median is used, the spread reported):
+// - GEMM: cpu::sgemm (OpenBLAS, as CpuBackend runs it) for square sizes at 1 thread and at
+//   all hardware threads, in flop/s;
+// - memcpy bandwidth with one stream and with two concurrent streams, in bytes/s copied, and
+//   one thread's elementwise pass (cpu::add, bytes touched per second);
+// - DRAM first-access latency by pointer chasing over a buffer larger than the caches;
+// - disk: sequential write and read and random 4 KiB reads through DiskFile (O_DIRECT) on
+//   a scratch file in the temp directory;
+// - host dispatch cost per op (t1) through the frontend (Context) issuing tiny ops.
+// No GPU measurement: this build has no CUDA backend (CalibrationReport::gpu_note says so).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "experiments/calibration/accuracy.hpp"
+#include "hw_models/machine.hpp"
+
+namespace opsim::calibration {
+
+struct CalibrationOptions {
+  bool quick = false;                        ///< smaller sizes and 3 repeats: about 10 s
+  int repeats = 0;                           ///< 0: 5 (3 with quick)
+  Statistic statistic = Statistic::kMedian;  ///< how samples become the profile's value
+  std::string scratch_dir;  ///< disk scratch files; empty: the system temp directory
+  /// Called after each measured parameter (done, total) for a progress bar.
+  std::function<void(std::size_t, std::size_t)> on_progress;
+};
+
+/// One measured quantity: every sample, the median used, and whether it was noisy.
+struct Measurement {
+  std::string name;  ///< "gemm 512 x1 thread", "memcpy 1 stream", ...
+  std::string unit;  ///< "flop/s", "bytes/s", "s"
+  std::vector<double> samples;
+  double value = 0;   ///< the samples reduced by CalibrationOptions::statistic
+  double spread = 0;  ///< (max - min) / median
+  bool noisy() const;
+};
+
+struct CalibrationReport {
+  std::vector<Measurement> measurements;
+  Machine machine;        ///< the profile: cpu0 (with DRAM) and disk0, sealed
+  std::string gpu_note;   ///< why no GPU was measured
+  std::string disk_note;  ///< non-empty when O_DIRECT was refused (page cache in the timings)
+  double elapsed_s = 0;
+  /// The measurement named `name`; throws std::out_of_range when absent.
+  const Measurement& get(const std::string& name) const;
+};
+
+/// Runs every measurement and builds the profile. Throws std::runtime_error when the
+/// scratch directory cannot be used.
+CalibrationReport calibrate(const CalibrationOptions& options);
+
+/// What the profile is built from (separated from calibrate() for tests).
+struct ProfileInputs {
+  int hardware_threads = 1;
+  /// Ops that really run side by side on the CPU: the 1-thread and all-thread GEMM rates'
+  /// ratio, rounded, from 1 to hardware_threads (a loaded machine gives fewer than its cores).
+  int compute_streams = 1;
+  double gemm_flops_per_s_per_stream = 0;  ///< what one op reaches alone on its stream
+  double elementwise_bytes_per_s = 0;      ///< one thread's elementwise pass (bytes touched)
+  double memcpy_bytes_per_s = 0;           ///< bytes copied per second, one stream
+  double first_access_s = 0;
+  double disk_read_bytes_per_s = 0;
+  double disk_write_bytes_per_s = 0;
+  double disk_access_s = 0;
+  double disk_random_read_s = 0;
+  double dispatch_s = 0;
+};
+/// cpu0 gets compute_streams streams, a per-stream peak of gemm_flops_per_s_per_stream (the
+/// roofline's efficiency folded into an effective clock), DRAM bandwidth 2 x memcpy_bytes_per_s
+/// (a memcpy reads and writes every byte) and efficiency elementwise / DRAM bandwidth, so
+/// that memory-bound kernels take bytes / elementwise_bytes_per_s; disk0 the disk figures.
+Machine build_profile(const ProfileInputs& inputs, const std::string& host_name);
+
+/// The host name, made safe for a machine name ("calibrated-<hostname>").
+std::string profile_name();
+
+}  // namespace opsim::calibration

@@ -1,0 +1,86 @@
+// Validation: runs a workload file for real on this machine (Scheduler + CpuBackend: real
+// OpenBLAS GEMM, elementwise loops, memcpy, O_DIRECT disk I/O, busy host dispatch) and
+// simulated on a calibrated profile (SimGrid, in a forked child), and compares them: the
+// makespan and the busy time per op class (gemm, elementwise, copy, disk_read, ...).
+//
+//   ValidationOptions options;                       // 3 timed real runs after a warm-up
+//   ValidationResult r = validate_workload(workload, profile, options);
+//   std::cout << to_json(r).dump(2);                 // {"workload", "real_s", ...}
+//   write_validation_traces(r, "traces/");           // <name>.real.json, .sim.json, .overlay.json
+//
+// The real run reuses one CpuBackend for the warm-up and the timed runs, so scratch buffers
+// and disk scratch files exist before timing starts; the run with the median makespan is
+// reported (with its trace). The executor runs a GEMM of flops F as a square sgemm of side
+// cbrt(F / 2), so non-square shapes are timed as the square of equal flops.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/trace.hpp"
+#include "engine/workload_file.hpp"
+#include "experiments/calibration/accuracy.hpp"
+#include "hw_models/machine.hpp"
+
+namespace opsim::calibration {
+
+struct ValidationOptions {
+  int repeats = 3;                           ///< timed real runs (after one warm-up)
+  Statistic statistic = Statistic::kMedian;  ///< median run, or the fastest (kBest)
+  std::uint32_t max_in_flight = 0;           ///< 0: the workload's "max_in_flight", else none
+  std::string scratch_dir;  ///< disk scratch files; empty: the system temp directory
+};
+
+struct ClassComparison {
+  std::string op_class;
+  double real_s = 0;       ///< busy time of the class's ops in the real run, summed
+  double simulated_s = 0;  ///< the same in the simulation
+  double error = 0;        ///< relative_error(real_s, simulated_s)
+};
+
+struct ValidationResult {
+  std::string workload;
+  double real_s = 0;       ///< real makespan: the median run's (or the fastest's)
+  double simulated_s = 0;  ///< simulated makespan
+  double makespan_error = 0;
+  std::vector<double> real_samples_s;  ///< every timed real makespan
+  std::vector<ClassComparison> by_op_class;
+  Trace real_trace;
+  Trace sim_trace;
+  std::string disk_note;  ///< non-empty when disk ops could not bypass the page cache
+};
+
+/// The window a run uses: `option` when non-zero, else the workload's "max_in_flight"
+/// (an InputError when it is not a non-negative integer), else 0.
+std::uint32_t effective_max_in_flight(const WorkloadFile& workload, std::uint32_t option);
+
+/// Simulates the workload on `profile` in a forked child and returns its trace.
+Trace simulate_workload(const WorkloadFile& workload, const Machine& profile,
+                        std::uint32_t max_in_flight);
+/// Runs the workload for real: a warm-up and `repeats` timed runs; returns every run's
+/// trace (the warm-up left out). `disk_note` receives the executor's O_DIRECT note.
+std::vector<Trace> run_workload_real(const WorkloadFile& workload, const Machine& profile,
+                                     const ValidationOptions& options, std::string* disk_note);
+/// Compares a real trace (the median of `real_runs`, or the fastest by `statistic`) with a
+/// simulated one.
+ValidationResult compare_runs(const std::string& workload, const std::vector<Trace>& real_runs,
+                              Trace sim_trace, Statistic statistic = Statistic::kMedian);
+/// simulate_workload + run_workload_real + compare_runs. The simulation runs first, before
+/// the real run starts its threads, because it forks.
+ValidationResult validate_workload(const WorkloadFile& workload, const Machine& profile,
+                                   const ValidationOptions& options);
+
+/// Real and simulated lanes interleaved on one time axis: "real <lane>", then "sim <lane>".
+Trace overlay_traces(const Trace& real, const Trace& sim);
+/// {"workload", "real_s", "simulated_s", "makespan_error", "by_op_class": [{"class",
+/// "real_s", "simulated_s", "error"}]}.
+nlohmann::json to_json(const ValidationResult& result);
+/// Writes <stem>.real.json, <stem>.sim.json and <stem>.overlay.json (Chrome traces) into
+/// `dir` (created when missing); stem defaults to the workload name with unsafe characters
+/// replaced. Returns the three paths.
+std::vector<std::filesystem::path> write_validation_traces(const ValidationResult& result,
+                                                           const std::filesystem::path& dir);
+
+}  // namespace opsim::calibration

@@ -1,0 +1,111 @@
+#include "experiments/cli/calibrate_command.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "experiments/calibration/calibration.hpp"
+#include "experiments/cli/progress_bar.hpp"
+#include "experiments/cli/text_table.hpp"
+#include "hw_models/input_error.hpp"
+#include "hw_models/units.hpp"
+#include "topologies/topology_yaml.hpp"
+
+namespace opsim {
+namespace {
+
+std::string format_value(const calibration::Measurement& m) {
+  char buf[64];
+  if (m.unit == "flop/s") {
+    std::snprintf(buf, sizeof buf, "%.1f GFLOP/s", m.value / 1e9);
+    return buf;
+  }
+  if (m.unit == "bytes/s") return format_bytes_per_s(m.value);
+  return format_seconds(m.value);
+}
+
+calibration::CalibrationReport calibrate_report(bool quick, int repeats,
+                                                const std::string& scratch_dir,
+                                                calibration::Statistic statistic) {
+  calibration::CalibrationOptions options;
+  options.quick = quick;
+  options.repeats = repeats;
+  options.scratch_dir = scratch_dir;
+  options.statistic = statistic;
+  std::unique_ptr<ProgressBar> bar;
+  options.on_progress = [&](std::size_t done, std::size_t total) {
+    if (!bar) bar = std::make_unique<ProgressBar>(total, "measurements");
+    bar->advance();
+    if (done == total) bar->finish();
+  };
+  try {
+    return calibration::calibrate(options);
+  } catch (const std::runtime_error& e) {
+    throw InputError(std::string("calibrate: ") + e.what());
+  }
+}
+
+}  // namespace
+
+Machine calibrate_with_progress(bool quick, int repeats, const std::string& scratch_dir,
+                                calibration::Statistic statistic) {
+  return calibrate_report(quick, repeats, scratch_dir, statistic).machine;
+}
+
+calibration::Statistic statistic_option(const std::string& text) {
+  const auto statistic = calibration::parse_statistic(text);
+  if (!statistic) throw InputError("--statistic: '" + text + "' is not one of median, best");
+  return *statistic;
+}
+
+int run_calibrate_command(const CalibrateCommandOptions& options) {
+  if (options.format != "table" && options.format != "json")
+    throw InputError("--format: '" + options.format + "' is not one of table, json");
+  if (options.repeats < 0) throw InputError("--repeats: must be at least 1");
+  const calibration::CalibrationReport report = calibrate_report(
+      options.quick, options.repeats, options.scratch_dir, statistic_option(options.statistic));
+  if (!options.out_path.empty()) save_topology_file(report.machine, options.out_path);
+
+  std::vector<std::string> noisy;
+  for (const auto& m : report.measurements)
+    if (m.noisy()) noisy.push_back(m.name);
+  if (options.format == "json") {
+    nlohmann::json out = {{"machine", report.machine.name()},
+                          {"profile", options.out_path},
+                          {"elapsed_s", report.elapsed_s},
+                          {"gpu", report.gpu_note},
+                          {"noisy", noisy}};
+    out["measurements"] = nlohmann::json::array();
+    for (const auto& m : report.measurements)
+      out["measurements"].push_back({{"name", m.name},
+                                     {"unit", m.unit},
+                                     {"value", m.value},
+                                     {"spread", m.spread},
+                                     {"noisy", m.noisy()},
+                                     {"samples", m.samples}});
+    if (!report.disk_note.empty()) out["disk_note"] = report.disk_note;
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Calibrated " << report.machine.name() << " in " << format_seconds(report.elapsed_s)
+            << " (median of " << report.measurements.front().samples.size() << " runs each)\n\n";
+  TextTable table({"measurement", "median", "spread", ""}, {false, true, true, false});
+  for (const auto& m : report.measurements) {
+    char spread[32];
+    std::snprintf(spread, sizeof spread, "%.1f%%", m.spread * 100);
+    table.add_row({m.name, format_value(m), spread, m.noisy() ? "noisy (>5%)" : ""});
+  }
+  std::cout << table.render() << "\n";
+  if (!noisy.empty()) {
+    std::cout << "Noisy parameters (spread above 5%): ";
+    for (std::size_t i = 0; i < noisy.size(); ++i) std::cout << (i ? ", " : "") << noisy[i];
+    std::cout << "\n";
+  }
+  std::cout << report.gpu_note << "\n";
+  if (!report.disk_note.empty()) std::cout << "disk: " << report.disk_note << "\n";
+  if (!options.out_path.empty()) std::cout << "Profile: " << options.out_path << "\n";
+  return 0;
+}
+
+}  // namespace opsim

@@ -1,0 +1,29 @@
+// `opsim calibrate`: measures this machine (GEMM, memcpy, DRAM latency, O_DIRECT disk,
+// dispatch cost) and writes a profile YAML that --topology / --profile accept.
+#pragma once
+
+#include <string>
+
+#include "experiments/calibration/accuracy.hpp"
+#include "hw_models/machine.hpp"
+
+namespace opsim {
+
+struct CalibrateCommandOptions {
+  std::string out_path = "calibrated.yaml";  ///< profile written here (atomically)
+  bool quick = false;                        ///< ~10 s: smaller sizes, 3 repeats
+  int repeats = 0;                           ///< 0: 5 (3 with --quick)
+  std::string format = "table";              ///< table or json
+  std::string scratch_dir;                   ///< disk scratch; empty: temp directory
+  std::string statistic = "median";          ///< median or best sample per measurement
+};
+
+int run_calibrate_command(const CalibrateCommandOptions& options);
+
+/// Calibrates (quick or not) with a progress bar on stderr and returns the profile.
+Machine calibrate_with_progress(bool quick, int repeats, const std::string& scratch_dir,
+                                calibration::Statistic statistic);
+/// Parses --statistic; throws InputError naming the flag.
+calibration::Statistic statistic_option(const std::string& text);
+
+}  // namespace opsim

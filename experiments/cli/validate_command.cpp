@@ -1,0 +1,215 @@
+#include "experiments/cli/validate_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "engine/chrome_trace_reader.hpp"
+#include "engine/chrome_trace_writer.hpp"
+#include "experiments/calibration/accuracy.hpp"
+#include "experiments/calibration/validation.hpp"
+#include "experiments/cli/calibrate_command.hpp"
+#include "experiments/cli/process_pool.hpp"
+#include "experiments/cli/progress_bar.hpp"
+#include "experiments/cli/text_table.hpp"
+#include "hw_models/input_error.hpp"
+#include "hw_models/units.hpp"
+#include "topologies/topology_yaml.hpp"
+
+namespace opsim {
+namespace {
+
+namespace fs = std::filesystem;
+using calibration::ValidationResult;
+
+constexpr const char* kDefaultProfile = "calibrated.yaml";
+
+std::string percent(double error) {
+  if (!std::isfinite(error)) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", error * 100);
+  return buf;
+}
+
+Machine resolve_profile(const ValidateCommandOptions& o) {
+  if (!o.profile_path.empty()) return load_topology_file(o.profile_path);
+  if (fs::exists(kDefaultProfile)) {
+    std::cerr << "opsim validate: using the profile " << kDefaultProfile << "\n";
+    return load_topology_file(kDefaultProfile);
+  }
+  std::cerr << "opsim validate: no --profile and no ./" << kDefaultProfile
+            << ": calibrating quickly first (opsim calibrate writes one)\n";
+  return calibrate_with_progress(true, 0, o.scratch_dir, statistic_option(o.statistic));
+}
+
+void print_one(const ValidationResult& r, const std::string& format, const std::string& statistic,
+               const std::vector<fs::path>& traces) {
+  if (format == "json") {
+    std::cout << calibration::to_json(r).dump(2) << "\n";
+    return;
+  }
+  std::cout << r.workload << ": real " << format_seconds(r.real_s) << " (" << statistic << " of "
+            << r.real_samples_s.size() << "), simulated " << format_seconds(r.simulated_s)
+            << ", makespan error " << percent(r.makespan_error) << "\n\n";
+  TextTable table({"op class", "real busy", "simulated busy", "error"}, {false, true, true, true});
+  for (const auto& c : r.by_op_class)
+    table.add_row(
+        {c.op_class, format_seconds(c.real_s), format_seconds(c.simulated_s), percent(c.error)});
+  std::cout << table.render();
+  if (!r.disk_note.empty()) std::cout << "disk: " << r.disk_note << "\n";
+  if (!traces.empty()) {
+    std::cout << "\nTraces:";
+    for (const auto& p : traces) std::cout << " " << p.string();
+    std::cout << "\n";
+  }
+}
+
+int print_suite(const std::vector<ValidationResult>& results, const std::string& profile_name,
+                int repeats, const std::string& statistic, const std::string& format) {
+  std::vector<double> errors;
+  for (const auto& r : results) errors.push_back(r.makespan_error);
+  const double med = calibration::median_abs(errors);
+  const double worst = calibration::worst_abs(errors);
+  if (format == "json") {
+    nlohmann::json out = {
+        {"profile", profile_name}, {"median_abs_error", med}, {"worst_abs_error", worst}};
+    out["workloads"] = nlohmann::json::array();
+    for (const auto& r : results) out["workloads"].push_back(calibration::to_json(r));
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  if (format == "markdown") {
+    std::cout << "| workload | real | simulated | error |\n|---|---:|---:|---:|\n";
+    for (const auto& r : results)
+      std::cout << "| " << r.workload << " | " << format_seconds(r.real_s) << " | "
+                << format_seconds(r.simulated_s) << " | " << percent(r.makespan_error) << " |\n";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f%%", med * 100);
+    std::cout << "| **median abs error** | | | " << buf << " |\n";
+    std::snprintf(buf, sizeof buf, "%.1f%%", worst * 100);
+    std::cout << "| **worst abs error** | | | " << buf << " |\n";
+    return 0;
+  }
+  std::cout << "Validation on " << profile_name << " (real: " << statistic << " of " << repeats
+            << " runs)\n\n";
+  TextTable table({"workload", "real", "simulated", "error"}, {false, true, true, true});
+  for (const auto& r : results)
+    table.add_row({r.workload, format_seconds(r.real_s), format_seconds(r.simulated_s),
+                   percent(r.makespan_error)});
+  std::cout << table.render();
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "median |error| %.1f%%, worst %.1f%%\n", med * 100, worst * 100);
+  std::cout << "\n" << buf;
+  return 0;
+}
+
+// Each workload: a quick calibration, its simulation on that profile, then its real runs.
+int run_suite_recalibrating(const ValidateCommandOptions& o, const std::string& format,
+                            const std::vector<WorkloadFile>& workloads, const Machine& first) {
+  std::vector<ValidationResult> results;
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    std::cerr << "opsim validate: " << workloads[i].name << "\n";
+    const Machine profile =
+        i == 0 ? first
+               : calibrate_with_progress(true, 0, o.scratch_dir, statistic_option(o.statistic));
+    calibration::ValidationOptions vo;
+    vo.repeats = o.repeats;
+    vo.max_in_flight = o.max_in_flight;
+    vo.scratch_dir = o.scratch_dir;
+    vo.statistic = statistic_option(o.statistic);
+    results.push_back(calibration::validate_workload(workloads[i], profile, vo));
+    if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
+  }
+  return print_suite(results, first.name() + " (recalibrated per workload)", o.repeats, o.statistic,
+                     format);
+}
+
+int run_suite(const ValidateCommandOptions& o, const std::string& format) {
+  std::error_code ec;
+  if (!fs::is_directory(o.suite_dir, ec))
+    throw InputError(o.suite_dir + ": --suite needs a directory of workload files");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(o.suite_dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw InputError(o.suite_dir + ": no *.json workload files");
+  std::vector<WorkloadFile> workloads;
+  for (const auto& f : files) workloads.push_back(load_workload_file(f.string()));
+
+  if (o.recalibrate && !o.profile_path.empty())
+    throw InputError("--recalibrate measures a profile per workload; it takes no --profile");
+  const Machine profile =
+      o.recalibrate ? calibrate_with_progress(true, 0, o.scratch_dir, statistic_option(o.statistic))
+                    : resolve_profile(o);
+  for (const auto& w : workloads) (void)build_workload_graph(w, profile);  // errors first
+  if (o.recalibrate) return run_suite_recalibrating(o, format, workloads, profile);
+
+  // Simulations first, one child each, before the real runs start threads.
+  std::vector<std::function<std::string()>> jobs;
+  for (const auto& w : workloads) {
+    const std::uint32_t window = calibration::effective_max_in_flight(w, o.max_in_flight);
+    jobs.push_back([&w, &profile, window] {
+      std::ostringstream out;
+      write_chrome_trace(calibration::simulate_workload(w, profile, window), out);
+      return out.str();
+    });
+  }
+  const std::vector<ChildOutcome> sims = run_in_children(jobs, 1);
+  ProgressBar bar(workloads.size(), "workloads");
+  std::vector<ValidationResult> results;
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    if (!sims[i].ok)
+      throw std::runtime_error(workloads[i].source + ": simulation failed: " + sims[i].output);
+    calibration::ValidationOptions vo;
+    vo.repeats = o.repeats;
+    vo.max_in_flight = o.max_in_flight;
+    vo.scratch_dir = o.scratch_dir;
+    vo.statistic = statistic_option(o.statistic);
+    std::string note;
+    const auto real = calibration::run_workload_real(workloads[i], profile, vo, &note);
+    results.push_back(calibration::compare_runs(
+        workloads[i].name, real, parse_chrome_trace(sims[i].output, workloads[i].source),
+        vo.statistic));
+    results.back().disk_note = note;
+    if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
+    bar.advance();
+  }
+  bar.finish();
+
+  return print_suite(results, profile.name(), o.repeats, o.statistic, format);
+}
+
+}  // namespace
+
+int run_validate_command(const ValidateCommandOptions& o) {
+  std::string format = o.markdown ? "markdown" : o.format;
+  if (format != "table" && format != "json" && format != "markdown")
+    throw InputError("--format: '" + format + "' is not one of table, json, markdown");
+  if (o.repeats < 1) throw InputError("--repeats: must be at least 1");
+  (void)statistic_option(o.statistic);  // bad input before any run
+  if (!o.suite_dir.empty()) {
+    if (!o.workload_path.empty()) throw InputError("give either WORKLOAD or --suite DIR, not both");
+    return run_suite(o, format);
+  }
+  if (o.workload_path.empty()) throw InputError("give a WORKLOAD file or --suite DIR");
+  if (format == "markdown") throw InputError("--markdown goes with --suite");
+  const WorkloadFile workload = load_workload_file(o.workload_path);
+  const Machine profile = resolve_profile(o);
+  (void)build_workload_graph(workload, profile);  // bad input: InputError before any run
+  calibration::ValidationOptions vo;
+  vo.repeats = o.repeats;
+  vo.max_in_flight = o.max_in_flight;
+  vo.scratch_dir = o.scratch_dir;
+  vo.statistic = statistic_option(o.statistic);
+  const ValidationResult r = calibration::validate_workload(workload, profile, vo);
+  std::vector<fs::path> traces;
+  if (!o.trace_dir.empty()) traces = calibration::write_validation_traces(r, o.trace_dir);
+  print_one(r, format, o.statistic, traces);
+  return 0;
+}
+
+}  // namespace opsim

@@ -1,0 +1,32 @@
+// `opsim validate`: runs a workload file for real and simulated on a calibrated profile and
+// reports the makespan error and real vs simulated busy time per op class; `--suite DIR`
+// does it for every *.json in DIR and prints the accuracy table (median and worst error).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace opsim {
+
+struct ValidateCommandOptions {
+  std::string workload_path;  ///< one workload (or empty with --suite)
+  std::string suite_dir;      ///< every *.json workload in this directory
+  /// Profile YAML; empty: ./calibrated.yaml when it exists, else a quick calibration.
+  std::string profile_path;
+  std::string format = "table";  ///< table, json or markdown (suite table)
+  bool markdown = false;         ///< --markdown: same as --format markdown
+  std::string trace_dir;         ///< <workload>.real/.sim/.overlay.json written here
+  std::uint32_t max_in_flight = 0;
+  int repeats = 5;  ///< timed real runs per workload (after a warm-up)
+  std::string scratch_dir;
+  /// Suite: calibrate quickly again right before each workload and simulate it on that fresh
+  /// profile, so that a shared machine's changing load hits both sides alike.
+  bool recalibrate = false;
+  /// median: the median real run (and median calibration samples for quick calibrations);
+  /// best: the fastest run and the best samples, the least disturbed by other work.
+  std::string statistic = "median";
+};
+
+int run_validate_command(const ValidateCommandOptions& options);
+
+}  // namespace opsim

@@ -1,0 +1,137 @@
+// End to end: `opsim calibrate --quick` writes a profile that load_topology_file reads and
+// `opsim sim` accepts; `opsim validate` prints the JSON schema and writes three traces; bad
+// input is one line on stderr and exit code 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/chrome_trace_reader.hpp"
+#include "experiments/calibration/calibration.hpp"
+#include "topologies/topology_yaml.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+fs::path scratch_dir() {
+  const fs::path dir =
+      fs::temp_directory_path() / ("opsim_calibration_cli_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+CommandResult opsim(const std::string& args) {
+  const fs::path dir = scratch_dir();
+  const fs::path out = dir / "stdout", err = dir / "stderr";
+  const std::string command = "cd " + dir.string() + " && " + OPSIM_BINARY_DIR + "/bin/opsim " +
+                              args + " >" + out.string() + " 2>" + err.string() + " </dev/null";
+  const int status = std::system(command.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = slurp(out);
+  result.err = slurp(err);
+  return result;
+}
+
+std::string data(const char* name) {
+  return std::string(OPSIM_SOURCE_DIR) + "/tests/calibration/data/" + name;
+}
+
+// A profile with fixed numbers, so validate tests do not calibrate.
+std::string fixed_profile() {
+  opsim::calibration::ProfileInputs in;
+  in.hardware_threads = 2;
+  in.compute_streams = 2;
+  in.gemm_flops_per_s_per_stream = 50e9;
+  in.elementwise_bytes_per_s = 16e9;
+  in.memcpy_bytes_per_s = 8e9;
+  in.first_access_s = 100e-9;
+  in.disk_read_bytes_per_s = in.disk_write_bytes_per_s = 1e9;
+  in.disk_access_s = in.disk_random_read_s = 100e-6;
+  in.dispatch_s = 2e-6;
+  const std::string path = (scratch_dir() / "fixed.yaml").string();
+  opsim::save_topology_file(opsim::calibration::build_profile(in, "calibrated-fixed"), path);
+  return path;
+}
+
+TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
+  const std::string out = (scratch_dir() / "profile.yaml").string();
+  const auto r = opsim("calibrate --quick --format json --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("measurements").size(), 12u);  // 2 sizes x 2 thread counts + 8
+  EXPECT_TRUE(doc.at("noisy").is_array());
+  const opsim::Machine m = opsim::load_topology_file(out);
+  EXPECT_EQ(m.name().rfind("calibrated-", 0), 0u);
+  const auto sim = opsim("sim " + data("small.json") + " --topology " + out + " --format json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_GT(nlohmann::json::parse(sim.out).at("makespan_s").get<double>(), 0);
+}
+
+TEST(CalibrationCli, ValidatePrintsJsonAndWritesThreeTraces) {
+  const fs::path traces = scratch_dir() / "traces";
+  const auto r = opsim("validate " + data("small.json") + " --profile " + fixed_profile() +
+                       " --repeats 2 --format json --trace-dir " + traces.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("workload"), "small");
+  EXPECT_GT(doc.at("real_s").get<double>(), 0);
+  EXPECT_GT(doc.at("simulated_s").get<double>(), 0);
+  EXPECT_TRUE(doc.at("makespan_error").is_number());
+  ASSERT_EQ(doc.at("by_op_class").size(), 4u);
+  for (const auto& c : doc.at("by_op_class")) {
+    EXPECT_TRUE(c.at("class").is_string());
+    EXPECT_TRUE(c.at("real_s").is_number());
+    EXPECT_TRUE(c.at("simulated_s").is_number());
+    EXPECT_TRUE(c.at("error").is_number());
+  }
+  const opsim::Trace real = opsim::read_chrome_trace((traces / "small.real.json").string());
+  const opsim::Trace sim = opsim::read_chrome_trace((traces / "small.sim.json").string());
+  const opsim::Trace overlay = opsim::read_chrome_trace((traces / "small.overlay.json").string());
+  EXPECT_EQ(real.ops.size(), 4u);
+  EXPECT_EQ(sim.ops.size(), 4u);
+  EXPECT_EQ(overlay.ops.size(), 8u);
+  EXPECT_EQ(overlay.lanes.size(), real.lanes.size() + sim.lanes.size());
+  EXPECT_EQ(overlay.lanes.front().name.rfind("real ", 0), 0u);
+}
+
+TEST(CalibrationCli, BadInputIsOneLineAndExitCode2) {
+  const std::string profile = fixed_profile();
+  const std::vector<std::string> bad = {
+      "validate " + data("missing.json") + " --profile " + profile,
+      "validate " + data("small.json") + " --profile " + profile + " --format xml",
+      "validate " + data("bad_window.json") + " --profile " + profile,
+      "validate " + data("small.json") + " --profile " + data("small.json"),
+      "validate --profile " + profile,
+      "calibrate --quick --repeats -1",
+      "calibrate --quick --statistic mean",
+      "validate " + data("small.json") + " --profile " + profile + " --statistic mean",
+      "validate --suite " + data("small.json") + " --profile " + profile,
+  };
+  for (const std::string& args : bad) {
+    const auto r = opsim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    ASSERT_FALSE(r.err.empty()) << args;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << args << ": " << r.err;
+  }
+}
+
+}  // namespace

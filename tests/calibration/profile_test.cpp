@@ -1,0 +1,144 @@
+// The calibrated profile: its YAML round trip, that the simulator runs on it with the
+// measured rates, and a short real calibration whose numbers are finite and plausible.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "engine/workload_file.hpp"
+#include "experiments/calibration/calibration.hpp"
+#include "sim/simulate.hpp"
+#include "topologies/topology_yaml.hpp"
+
+namespace opsim::calibration {
+namespace {
+
+ProfileInputs sample_inputs() {
+  ProfileInputs in;
+  in.hardware_threads = 2;
+  in.compute_streams = 2;
+  in.gemm_flops_per_s_per_stream = 50e9;
+  in.elementwise_bytes_per_s = 4e9;
+  in.memcpy_bytes_per_s = 8e9;
+  in.first_access_s = 110e-9;
+  in.disk_read_bytes_per_s = 1.2e9;
+  in.disk_write_bytes_per_s = 1.5e9;
+  in.disk_access_s = 80e-6;
+  in.disk_random_read_s = 80e-6;
+  in.dispatch_s = 3e-6;
+  return in;
+}
+
+TEST(Profile, RoundTripsThroughTheTopologyFile) {
+  const Machine m = build_profile(sample_inputs(), "calibrated-test");
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("opsim-profile-" + std::to_string(::getpid()) + ".yaml"))
+                               .string();
+  save_topology_file(m, path);
+  const Machine back = load_topology_file(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(machine_difference(m, back), "");
+  EXPECT_EQ(back.name(), "calibrated-test");
+  ASSERT_TRUE(back.find_device("cpu0"));
+  ASSERT_TRUE(back.find_device("disk0"));
+  const CpuModel& cpu = back.device(*back.find_device("cpu0")).cpu;
+  EXPECT_EQ(cpu.compute_streams, 2);
+  // Per stream (one core): exactly the measured single-thread GEMM rate.
+  EXPECT_NEAR(cpu.peak_flops_per_s() * cpu.efficiency / cpu.compute_streams, 50e9, 1);
+  EXPECT_NEAR(cpu.dram.bytes_per_s(), 16e9, 1);
+  EXPECT_NEAR(cpu.efficiency, 0.25, 1e-12);  // elementwise 4 GB/s of 16 GB/s
+  EXPECT_NEAR(back.device(*back.find_device("disk0")).disk.read_iops, 12500, 1e-6);
+}
+
+TEST(Profile, SimulatorRunsGemmsOneCorePerStream) {
+  const Machine m = build_profile(sample_inputs(), "calibrated-test");
+  const WorkloadFile w = parse_workload_json(R"({"name": "two", "ops": [
+      {"name": "a", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}, "stream": 0},
+      {"name": "b", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}, "stream": 1},
+      {"name": "c", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}, "stream": 0, "after": ["a", "b"]},
+      {"name": "d", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "80MB", "after": ["c"]},
+      {"name": "e", "kind": "disk_read", "disk": "disk0", "to": "cpu0", "bytes": "120MB", "after": ["d"]},
+      {"name": "f", "kind": "compute", "device": "cpu0", "kernel": "elementwise", "bytes": "40MB", "after": ["e"]}]})",
+                                             "two.json");
+  const OpGraph g = build_workload_graph(w, m);
+  const SimulationResult r = simulate_isolated(m, g);
+  // a and b run side by side, one core each (2e9 flop at 50 GFLOP/s = 40 ms), then c; then
+  // the memcpy at 8 GB/s (10 ms), the read (80 us + 100 ms), the elementwise pass at 4 GB/s.
+  EXPECT_NEAR(r.makespan_s, 0.040 + 0.040 + 0.010 + 80e-6 + 0.100 + 0.010, 1e-6);
+}
+
+TEST(Profile, DispatchSharesTheComputeCoreWhenAsked) {
+  ProfileInputs in = sample_inputs();
+  in.compute_streams = 1;  // a loaded machine: one op at a time
+  const Machine m = build_profile(in, "calibrated-test");
+  const WorkloadFile w = parse_workload_json(R"({"ops": [
+      {"name": "issue", "kind": "dispatch", "device": "cpu0", "seconds": "10ms"},
+      {"name": "mm", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}}]})",
+                                             "w.json");
+  const OpGraph g = build_workload_graph(w, m);
+  SimulateOptions options;
+  options.backend.dispatch_on_compute_cores = true;
+  // One core: the 10 ms dispatch and the 40 ms GEMM share it, 20 ms each side by side, then
+  // the GEMM's last 30 ms alone: 50 ms (a program thread of its own would give 40 ms).
+  EXPECT_NEAR(simulate_isolated(m, g, options).makespan_s, 0.050, 1e-6);
+  EXPECT_NEAR(simulate_isolated(m, g).makespan_s, 0.040, 1e-6);
+}
+
+TEST(Profile, MemcpySharesTheComputeCoreWhenAsked) {
+  ProfileInputs in = sample_inputs();
+  in.compute_streams = 1;
+  const Machine m = build_profile(in, "calibrated-test");
+  const WorkloadFile w = parse_workload_json(R"({"ops": [
+      {"name": "copy", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "80MB"},
+      {"name": "mm", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}}]})",
+                                             "w.json");
+  const OpGraph g = build_workload_graph(w, m);
+  SimulateOptions options;
+  options.backend.cpu_copies_on_compute_cores = true;
+  // The 10 ms memcpy (8 GB/s) and the 40 ms GEMM share one core: 50 ms, not max = 40 ms.
+  EXPECT_NEAR(simulate_isolated(m, g, options).makespan_s, 0.050, 1e-6);
+  EXPECT_NEAR(simulate_isolated(m, g).makespan_s, 0.040, 1e-6);
+}
+
+TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
+  CalibrationOptions options;
+  options.quick = true;
+  std::size_t last = 0, total = 0;
+  options.on_progress = [&](std::size_t done, std::size_t of) {
+    EXPECT_EQ(done, last + 1);
+    last = done;
+    total = of;
+  };
+  const CalibrationReport r = calibrate(options);
+  EXPECT_EQ(last, total);
+  EXPECT_LT(r.elapsed_s, 30);
+  EXPECT_NE(r.gpu_note, "");
+  for (const Measurement& m : r.measurements) {
+    ASSERT_EQ(m.samples.size(), 3u) << m.name;
+    for (double s : m.samples) EXPECT_TRUE(std::isfinite(s) && s > 0) << m.name;
+    // Repeatability: noisy exactly when the samples spread by more than 5%.
+    EXPECT_EQ(m.noisy(), m.spread > 0.05) << m.name;
+  }
+  auto in = [&](const std::string& name, double lo, double hi) {
+    const double v = r.get(name).value;
+    EXPECT_GE(v, lo) << name;
+    EXPECT_LE(v, hi) << name;
+  };
+  in("gemm 512 x1 thread", 1e9, 1e13);
+  in("memcpy 1 stream", 3e8, 1e12);
+  in("memcpy 2 streams", 3e8, 1e12);
+  in("elementwise 1 thread", 3e8, 1e12);
+  in("dram first access", 5e-9, 5e-6);
+  in("disk sequential read", 1e7, 1e11);
+  in("disk sequential write", 1e7, 1e11);
+  in("disk random 4KiB read", 1e-6, 0.1);
+  in("host dispatch per op", 1e-8, 1e-3);
+  EXPECT_EQ(r.machine.name().rfind("calibrated-", 0), 0u);
+  const CpuModel& cpu = r.machine.device(*r.machine.find_device("cpu0")).cpu;
+  EXPECT_GT(cpu.clock_hz, 0);
+  EXPECT_DOUBLE_EQ(cpu.dispatch_s, r.get("host dispatch per op").value);
+}
+
+}  // namespace
+}  // namespace opsim::calibration
