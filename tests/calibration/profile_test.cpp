@@ -112,7 +112,6 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   };
   const CalibrationReport r = calibrate(options);
   EXPECT_EQ(last, total);
-  EXPECT_LT(r.elapsed_s, 30);
   EXPECT_NE(r.gpu_note, "");
   for (const Measurement& m : r.measurements) {
     ASSERT_EQ(m.samples.size(), 3u) << m.name;

@@ -2,7 +2,7 @@
 opsim_add_test(exec_test
   SOURCES exec_cpu_backend_test.cpp frontend_context_test.cpp
   LIBS opsim_frontend)
-opsim_add_test(exec_experiments_test
+opsim_add_test(exec_experiments_test SERIAL
   SOURCES exec_experiments_test.cpp
   LIBS opsim_book_experiments opsim_topologies)
 if(TARGET opsim_exec_cuda)
