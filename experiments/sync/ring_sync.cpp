@@ -34,10 +34,13 @@ void add_ring_allreduce(SyncGraphBuilder& builder, std::span<const DeviceId> ord
       const OpId send = builder.copy(order[i], order[to], chunk_bytes, name.view(), ring);
       if (step > 0) builder.after(gate[i], send);
       OpId arrived = send;
-      if (scatter && builder.reductions()) {
-        name.clear();
-        if (ring >= 0) name.text("r").number(static_cast<std::uint64_t>(ring)).text(" ");
-        name.text("red s").number(step).text(" c").number(chunk);
+      if (scatter) {
+        // Without reductions reduce_one adds no op (only the receive buffer): skip the name.
+        if (builder.reductions()) {
+          name.clear();
+          if (ring >= 0) name.text("r").number(static_cast<std::uint64_t>(ring)).text(" ");
+          name.text("red s").number(step).text(" c").number(chunk);
+        }
         arrived = builder.reduce_one(order[to], 2, chunk_bytes, send, name.view(), ring);
       }
       next_gate[to] = arrived;

@@ -47,20 +47,42 @@ OpId SyncGraphBuilder::add_reduce(DeviceId device, int buffers, double bytes, st
   return graph_.add(op, name);
 }
 
+void SyncGraphBuilder::hold_receive_buffers(DeviceId device, std::span<const OpId> inputs,
+                                            std::optional<OpId> consumer) {
+  for (OpId id : inputs) {
+    Op& in = graph_.mutable_op(id);
+    if (in.kind != OpKind::kCopy || in.peer != device) continue;
+    in.alloc_bytes += in.bytes;
+    if (consumer)
+      graph_.mutable_op(*consumer).release_bytes += in.bytes;
+    else
+      in.release_bytes += in.bytes;
+  }
+}
+
 std::vector<OpId> SyncGraphBuilder::reduce(DeviceId device, int buffers, double bytes,
                                            std::span<const OpId> inputs, std::string_view name,
                                            int stream) {
-  if (!input_.include_reductions) return {inputs.begin(), inputs.end()};
+  if (!input_.include_reductions) {
+    hold_receive_buffers(device, inputs, std::nullopt);
+    return {inputs.begin(), inputs.end()};
+  }
   const OpId op = add_reduce(device, buffers, bytes, name, stream);
   after(inputs, op);
+  hold_receive_buffers(device, inputs, op);
   return {op};
 }
 
 OpId SyncGraphBuilder::reduce_one(DeviceId device, int buffers, double bytes, OpId input,
                                   std::string_view name, int stream) {
-  if (!input_.include_reductions) return input;
+  const OpId inputs[] = {input};
+  if (!input_.include_reductions) {
+    hold_receive_buffers(device, inputs, std::nullopt);
+    return input;
+  }
   const OpId op = add_reduce(device, buffers, bytes, name, stream);
   graph_.add_dependency(input, op);
+  hold_receive_buffers(device, inputs, op);
   return op;
 }
 

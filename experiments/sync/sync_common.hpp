@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -70,6 +71,11 @@ class SyncGraphBuilder {
 
  private:
   OpId add_reduce(DeviceId device, int buffers, double bytes, std::string_view name, int stream);
+  // Copies into `device` that a reduction consumes land in receive buffers: allocated when
+  // the copy starts, released when `consumer` ends, or when the copy ends if reductions are
+  // left out. Broadcasts and all-gathers overwrite the gradient in place and hold none.
+  void hold_receive_buffers(DeviceId device, std::span<const OpId> inputs,
+                            std::optional<OpId> consumer);
 
   const SyncInput& input_;
   OpGraph& graph_;

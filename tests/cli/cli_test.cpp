@@ -71,6 +71,15 @@ TEST(Cli, BookServerCommOnlyGives60_80_15ms) {
   EXPECT_NEAR(m.at("cpu"), 0.080, 0.080 * 0.005);
   EXPECT_NEAR(m.at("split"), 0.015, 0.015 * 0.005);
   const auto doc = nlohmann::json::parse(r.out);
+  // Receive buffers: GPU0 holds the three gathered gradients, the CPU all four; split's
+  // owners receive 40 MB chunks.
+  std::map<std::string, double> peak;
+  for (const auto& result : doc.at("results"))
+    peak[result.at("strategy").get<std::string>()] = result.at("peak_memory_bytes").get<double>();
+  EXPECT_DOUBLE_EQ(peak.at("tree"), 3 * 160e6);
+  EXPECT_DOUBLE_EQ(peak.at("cpu"), 4 * 160e6);
+  EXPECT_GE(peak.at("split"), 40e6);
+  EXPECT_LE(peak.at("split"), 3 * 40e6);
   EXPECT_EQ(doc.at("topology"), "pcie-switch-4gpu");
   EXPECT_DOUBLE_EQ(doc.at("bytes").get<double>(), 160e6);
   for (const auto& result : doc.at("results")) {
