@@ -12,43 +12,22 @@
 
 #include "engine/chrome_trace_reader.hpp"
 #include "experiments/calibration/calibration.hpp"
+#include "tests/support/opsim_command.hpp"
 #include "topologies/topology_yaml.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using opsim::test::CommandResult;
+using opsim::test::slurp;
 
 fs::path scratch_dir() {
-  const fs::path dir =
-      fs::temp_directory_path() / ("opsim_calibration_cli_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
+  return opsim::test::scratch_dir("opsim_calibration_cli");
 }
 
 CommandResult opsim(const std::string& args) {
-  const fs::path dir = scratch_dir();
-  const fs::path out = dir / "stdout", err = dir / "stderr";
-  const std::string command = "cd " + dir.string() + " && " + OPSIM_BINARY_DIR + "/bin/opsim " +
-                              args + " >" + out.string() + " 2>" + err.string() + " </dev/null";
-  const int status = std::system(command.c_str());
-  CommandResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(out);
-  result.err = slurp(err);
-  return result;
+  return opsim::test::run_opsim(args, scratch_dir());
 }
 
 std::string data(const char* name) {

@@ -1,0 +1,51 @@
+// Runs the built `opsim` binary for end-to-end tests and captures what it printed.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace opsim::test {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+/// A scratch directory of this test process: "<tmp>/<prefix>_<pid>".
+inline std::filesystem::path scratch_dir(std::string_view prefix) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (std::string(prefix) + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// Runs build/bin/opsim with `args` in `dir` (files it writes by default land there), with no
+/// standard input.
+inline CommandResult run_opsim(const std::string& args, const std::filesystem::path& dir) {
+  const auto out = dir / "stdout", err = dir / "stderr";
+  const std::string command = "cd " + dir.string() + " && " + OPSIM_BINARY_DIR + "/bin/opsim " +
+                              args + " >" + out.string() + " 2>" + err.string() + " </dev/null";
+  const int status = std::system(command.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = slurp(out);
+  result.err = slurp(err);
+  return result;
+}
+
+}  // namespace opsim::test
