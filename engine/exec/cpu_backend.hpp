@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,10 @@ struct CpuBackendOptions {
   /// at once as a condition-variable wait does (false; MXNet's wait_to_read blocks that way).
   /// Polling makes a blocking wait on a tiny op cost ~1-2 us instead of a futex wake-up.
   bool caller_polls = true;
+  /// Host-dispatch ops (the issuing program's own time) run on the thread that drives the
+  /// scheduler, between its launches, as a program's dispatch cost is paid on its own
+  /// thread; off: on a worker of the host stream, like any other op.
+  bool host_dispatch_on_caller = true;
 };
 
 class CpuBackend final : public Backend {
@@ -89,6 +94,7 @@ class CpuBackend final : public Backend {
   void execute(Worker& worker, Task& task);
   void post(const Completion& completion);
   bool drain();
+  void wake_deferred();
 
   KernelTable* kernels_;
   CpuBackendOptions options_;
@@ -99,6 +105,9 @@ class CpuBackend final : public Backend {
   std::uint64_t in_flight_ = 0;
   std::vector<Completion> inline_done_;  // calling thread only
   std::vector<Completion> batch_;        // calling thread only
+  bool handling_completions_ = false;    // calling thread only: launches defer wake-ups
+  std::vector<Worker*> to_wake_;         // calling thread only
+  std::deque<Task> caller_tasks_;        // calling thread only: host dispatch, in order
 
   mutable std::mutex done_mutex_;
   std::vector<Completion> done_;  // guarded by done_mutex_
