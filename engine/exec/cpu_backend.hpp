@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <exception>
 #include <memory>
@@ -41,9 +42,9 @@ struct CpuBackendOptions {
   /// stream's ready ops without waiting for the previous one to finish (see
   /// Backend::queues_streams_in_order). Off: one op per stream at a time, as in simulation.
   bool pipeline_streams = true;
-  /// How run_until() waits for a completion: poll briefly, then sleep (true), or go to sleep
-  /// at once as a condition-variable wait does (false; MXNet's wait_to_read blocks that way).
-  /// Polling makes a blocking wait on a tiny op cost ~1-2 us instead of a futex wake-up.
+  /// How run_until() waits for a completion: poll briefly, then sleep (true), or sleep at
+  /// once on a condition variable (false; MXNet's wait_to_read blocks that way). Polling
+  /// makes a blocking wait on a tiny op cost ~1-2 us instead of a sleep and a wake-up.
   bool caller_polls = true;
   /// Host-dispatch ops (the issuing program's own time) run on the thread that drives the
   /// scheduler, between its launches, as a program's dispatch cost is paid on its own
@@ -114,6 +115,8 @@ class CpuBackend final : public Backend {
   std::exception_ptr error_;      // guarded by done_mutex_
   std::string disk_note_;         // guarded by done_mutex_
   std::atomic<std::uint32_t> done_seq_{0};
+  std::condition_variable done_cv_;  // wakes a caller blocked without polling
+  bool caller_blocked_ = false;      // guarded by done_mutex_
 };
 
 }  // namespace opsim

@@ -29,13 +29,10 @@ TEST(ExecExperiments, AsyncIsFasterThanSyncForTinyOps) {
   const Variant* sync = r.find("sync");
   const Variant* async = r.find("async");
   ASSERT_TRUE(sync && async);
-  // Waiting after every op costs a round trip to the worker; issuing them all and waiting
-  // once does not. Measured here: 10-17x when waits fall back to kernel sleeps (a loaded
-  // host), but only 1.0-1.6x on an idle one, where spin-waits catch each hand-off and issuing
-  // an op through frontend, scheduler and worker (~1-2.5 us) dominates both variants; 1 run
-  // in 30 had sync 3 % faster. So the issue's 3x is not met (issue #3, open); this guards
-  // against issuing that blocks, which would make async clearly slower than sync.
-  EXPECT_LT(async->wall_s, 1.10 * sync->wall_s);
+  // The book's setting: a wait blocks the program thread on a condition variable until the
+  // op's completion wakes it, a kernel sleep and wake-up per op; issuing them all and waiting
+  // once costs one. Measured here: 4.6-11x (sync ~6 ms, async ~1 ms for 1000 ops).
+  EXPECT_GE(sync->wall_s, 3.0 * async->wall_s);
   // With polling waits sync gets much cheaper; reported, not asserted (it depends on whether
   // both threads have a core: this host has 2 vCPUs shared with other work).
   const Variant* sync_poll = r.find("sync, polling wait");
@@ -62,12 +59,13 @@ GroupTimes group_times(const Variant& v) {
 }
 
 TEST(ExecExperiments, CpuGpuWithoutBarrierOverlapsTheGroups) {
-  // No GPU here: the second group runs on a second CPU stream. This host has 2 vCPUs shared
-  // with other work, so two single-threaded GEMM streams need not finish sooner together
-  // than apart; what holds on any load is the schedule: without the barrier the second group
-  // starts while the first still runs, with it only after the first has finished.
+  // No GPU here: the second group runs on a second CPU stream, each group's GEMMs on one
+  // thread. Without the barrier the second group starts while the first still runs, with it
+  // only after the first has finished, and the run takes less than the groups one after the
+  // other (measured here: 27-36 ms against 61-65 ms; fastest of 3 on 2 shared vCPUs).
   ExperimentOptions o;
   o.matmul_n = 384;
+  o.repeats = 3;
   const ExperimentResult r = run_experiment("cpu-gpu", o);
   print(r);
   ASSERT_EQ(r.variants.size(), 4u);
@@ -82,6 +80,7 @@ TEST(ExecExperiments, CpuGpuWithoutBarrierOverlapsTheGroups) {
   const double parts = r.variants[0].wall_s + r.variants[1].wall_s;
   std::printf("sum of parts %.3f ms, without barrier %.3f ms\n", parts * 1e3,
               without->wall_s * 1e3);
+  EXPECT_LT(without->wall_s, parts);
 }
 
 TEST(ExecExperiments, MlpMemoryGrowsWithoutABarrierAndTheWindowBoundsIt) {
