@@ -136,8 +136,10 @@ void Scheduler::make_ready(OpId id) {
 void Scheduler::try_start(StreamIndex s) {
   StreamState& stream = stream_state_[s];
   // A backend that keeps streams in order takes a stream's ready ops as they come;
-  // otherwise one op per stream at a time.
-  const bool pipelined = backend_.queues_streams_in_order();
+  // otherwise one op per stream at a time. Not under a window: ops queued on a busy stream
+  // would hold window slots that ready ops on idle streams could use, and a pipelining
+  // backend (real) would then schedule differently from one that does not (simulated).
+  const bool pipelined = backend_.queues_streams_in_order() && options_.max_in_flight == 0;
   while (!stream.queue.empty() && (pipelined || stream.launched == 0)) {
     if (options_.max_in_flight != 0 && in_flight_ >= options_.max_in_flight) {
       if (!stream.waiting_for_window) {
