@@ -2,24 +2,40 @@
 // flops), and its DRAM.
 #pragma once
 
+#include <vector>
+
 #include "hw_models/dram_model.hpp"
 
 namespace opsim {
 
+/// One thread's rate on a memory-bound pass (an elementwise kernel) over `working_set_bytes`:
+/// a set that fits in cache runs faster than DRAM allows.
+struct MemoryPassRate {
+  double working_set_bytes = 0;
+  double bytes_per_s = 0;
+};
+
 struct CpuModel {
-  int cores = 8;                  ///< physical cores
-  double clock_hz = 3.0e9;        ///< sustained all-core clock, Hz
-  int simd_fp32_lanes = 8;        ///< fp32 lanes per vector register (AVX2: 8, AVX-512: 16)
-  int fma_units = 2;              ///< FMA pipes per core
-  double efficiency = 0.8;        ///< fraction of peak that GEMM reaches
-  double dispatch_s = 10e-6;      ///< host cost to issue one op from a framework (t1)
-  int compute_streams = 1;        ///< ops run at once, each on cores / compute_streams cores
-  int copy_streams = 4;           ///< concurrent host memcpy workers
+  int cores = 8;              ///< physical cores
+  double clock_hz = 3.0e9;    ///< sustained all-core clock, Hz
+  int simd_fp32_lanes = 8;    ///< fp32 lanes per vector register (AVX2: 8, AVX-512: 16)
+  int fma_units = 2;          ///< FMA pipes per core
+  double efficiency = 0.8;    ///< fraction of peak that GEMM reaches
+  double dispatch_s = 10e-6;  ///< host cost to issue one op from a framework (t1)
+  int compute_streams = 1;    ///< ops run at once, each on cores / compute_streams cores
+  int copy_streams = 4;       ///< concurrent host memcpy workers
   DramModel dram;
+  /// Measured memory-bound rates by working set, increasing sizes (`opsim calibrate`).
+  /// Empty: every memory-bound pass runs at DRAM bandwidth x efficiency.
+  std::vector<MemoryPassRate> memory_pass_rates;
 
   double peak_flops_per_s() const {
     return static_cast<double>(cores) * clock_hz * simd_fp32_lanes * fma_units * 2.0;
   }
+  /// Bytes per second of a memory-bound pass touching `bytes`: interpolated in log size
+  /// between measured points, the end points beyond them; DRAM bandwidth x efficiency when
+  /// none were measured.
+  double memory_pass_bytes_per_s(double bytes) const;
 };
 
 }  // namespace opsim

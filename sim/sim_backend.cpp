@@ -309,9 +309,12 @@ double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId
     // CPUs: one peak for every data type, no launch latency (a function call).
     // Each op runs on cores / compute_streams cores (CpuModel::compute_streams), so its
     // compute peak is that share; the CPU's host has one SimGrid core per stream.
+    // Memory-bound passes run at the rate measured for their working set (cache or DRAM);
+    // the roofline divides the bandwidth it is given by the efficiency, so undo that here.
     const CpuModel& c = d.cpu;
     const double streams = std::max(1, c.compute_streams);
-    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() / streams, c.dram.bytes_per_s(),
+    const double memory_bytes_per_s = c.memory_pass_bytes_per_s(op.bytes) / c.efficiency;
+    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() / streams, memory_bytes_per_s,
                            0.0, c.efficiency);
   }
   throw std::invalid_argument("SimBackend: compute op placed on '" + d.name +

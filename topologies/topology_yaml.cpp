@@ -49,8 +49,11 @@ constexpr std::string_view kCpuKeysData[] = {"name",
                                              "dispatch_latency",
                                              "compute_streams",
                                              "copy_streams",
-                                             "dram"};
+                                             "dram",
+                                             "memory_pass_rates"};
 constexpr Keys kCpuKeys{kCpuKeysData};
+constexpr std::string_view kPassRateKeysData[] = {"working_set", "bandwidth"};
+constexpr Keys kPassRateKeys{kPassRateKeysData};
 constexpr std::string_view kDramKeysData[] = {"channels", "bandwidth_per_channel", "first_access",
                                               "burst_word", "capacity"};
 constexpr Keys kDramKeys{kDramKeysData};
@@ -335,6 +338,26 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
     optional(d, "capacity", [&](auto& v) {
       dram.capacity_bytes = quantity(v, "capacity", kSize, Bound::kPositive);
     });
+  });
+  optional(node, "memory_pass_rates", [&](const YAML::Node& list) {
+    if (!list.IsSequence())
+      fail(list.Mark(),
+           "'memory_pass_rates' must be a list such as "
+           "[{working_set: 8MB, bandwidth: 30GB/s}], got " +
+               node_type_name(list));
+    for (const YAML::Node& item : list) {
+      check_map(item, kPassRateKeys, "an entry of memory_pass_rates of " + what);
+      MemoryPassRate rate;
+      rate.working_set_bytes = quantity(required(item, "working_set", "memory_pass_rates entry"),
+                                        "working_set", kSize, Bound::kPositive);
+      rate.bytes_per_s = quantity(required(item, "bandwidth", "memory_pass_rates entry"),
+                                  "bandwidth", kBandwidth, Bound::kPositive);
+      if (!cpu.memory_pass_rates.empty() &&
+          rate.working_set_bytes <= cpu.memory_pass_rates.back().working_set_bytes)
+        fail(item.Mark(),
+             "memory_pass_rates of " + what + " must list increasing working sets, one rate each");
+      cpu.memory_pass_rates.push_back(rate);
+    }
   });
   return cpu;
 }
@@ -745,6 +768,14 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       out << YAML::Key << "burst_word" << YAML::Value << duration_text(c.dram.burst_word_s);
       out << YAML::Key << "capacity" << YAML::Value << size_text(c.dram.capacity_bytes);
       out << YAML::EndMap;
+      if (!c.memory_pass_rates.empty()) {
+        out << YAML::Key << "memory_pass_rates" << YAML::Value << YAML::BeginSeq;
+        for (const MemoryPassRate& r : c.memory_pass_rates)
+          out << YAML::BeginMap << YAML::Key << "working_set" << YAML::Value
+              << size_text(r.working_set_bytes) << YAML::Key << "bandwidth" << YAML::Value
+              << bandwidth_text(r.bytes_per_s) << YAML::EndMap;
+        out << YAML::EndSeq;
+      }
       break;
     }
     case DeviceKind::kGpu: {
@@ -902,6 +933,12 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
                  p.dram.burst_word_s != q.dram.burst_word_s ||
                  p.dram.capacity_bytes != q.dram.capacity_bytes,
              at + "dram model");
+      bool same_rates = p.memory_pass_rates.size() == q.memory_pass_rates.size();
+      for (std::size_t r = 0; same_rates && r < p.memory_pass_rates.size(); ++r)
+        same_rates =
+            p.memory_pass_rates[r].working_set_bytes == q.memory_pass_rates[r].working_set_bytes &&
+            p.memory_pass_rates[r].bytes_per_s == q.memory_pass_rates[r].bytes_per_s;
+      differ(!same_rates, at + "memory pass rates");
     }
     if (x.kind == DeviceKind::kGpu && y.kind == x.kind) {
       const GpuModel &p = x.gpu, &q = y.gpu;

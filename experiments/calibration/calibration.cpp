@@ -162,6 +162,7 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   cpu.efficiency = in.elementwise_bytes_per_s > 0
                        ? std::clamp(in.elementwise_bytes_per_s / cpu.dram.bytes_per_s(), 1e-3, 1.0)
                        : 1.0;
+  cpu.memory_pass_rates = in.memory_pass_rates;
   cpu.clock_hz =
       in.gemm_flops_per_s_per_stream * streams /
       (cores * static_cast<double>(cpu.simd_fp32_lanes) * cpu.fma_units * 2.0 * cpu.efficiency);
@@ -221,6 +222,13 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                    [=] { return memcpy_rate(plan.memcpy_bytes, 2, plan.min_s); }});
   items.push_back({"elementwise 1 thread", "bytes/s",
                    [=] { return elementwise_rate(plan.memcpy_bytes, plan.min_s); }});
+  // Smaller working sets run from cache: the simulator interpolates between these.
+  std::vector<std::size_t> pass_sizes;
+  for (std::size_t mb : {2, 8, 32})
+    if ((mb << 20) < plan.memcpy_bytes) pass_sizes.push_back(mb << 20);
+  for (std::size_t bytes : pass_sizes)
+    items.push_back({"elementwise " + std::to_string(bytes >> 20) + " MiB", "bytes/s",
+                     [=] { return elementwise_rate(bytes, plan.min_s); }});
   items.push_back(
       {"dram first access", "s", [=] { return chase_latency(plan.chase_bytes, plan.min_s); }});
 
@@ -302,6 +310,12 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   in.gemm_flops_per_s_per_stream =
       in.compute_streams == hw ? one_rate : all_rate / in.compute_streams;
   in.elementwise_bytes_per_s = report.get("elementwise 1 thread").value;
+  for (std::size_t bytes : pass_sizes)
+    in.memory_pass_rates.push_back(
+        {static_cast<double>(bytes),
+         report.get("elementwise " + std::to_string(bytes >> 20) + " MiB").value});
+  in.memory_pass_rates.push_back(
+      {static_cast<double>(plan.memcpy_bytes), in.elementwise_bytes_per_s});
   in.memcpy_bytes_per_s = report.get("memcpy 1 stream").value;
   in.first_access_s = report.get("dram first access").value;
   in.disk_write_bytes_per_s = report.get("disk sequential write").value;

@@ -68,7 +68,9 @@ struct ProfileInputs {
   int compute_streams = 1;
   double gemm_flops_per_s_per_stream = 0;  ///< what one op reaches alone on its stream
   double elementwise_bytes_per_s = 0;      ///< one thread's elementwise pass (bytes touched)
-  double memcpy_bytes_per_s = 0;           ///< bytes copied per second, one stream
+  /// The same pass by working set, smaller sets (cache) first; the largest is the DRAM one.
+  std::vector<MemoryPassRate> memory_pass_rates;
+  double memcpy_bytes_per_s = 0;  ///< bytes copied per second, one stream
   double first_access_s = 0;
   double disk_read_bytes_per_s = 0;
   double disk_write_bytes_per_s = 0;
@@ -79,7 +81,8 @@ struct ProfileInputs {
 /// cpu0 gets compute_streams streams, a per-stream peak of gemm_flops_per_s_per_stream (the
 /// roofline's efficiency folded into an effective clock), DRAM bandwidth 2 x memcpy_bytes_per_s
 /// (a memcpy reads and writes every byte) and efficiency elementwise / DRAM bandwidth, so
-/// that memory-bound kernels take bytes / elementwise_bytes_per_s; disk0 the disk figures.
+/// that memory-bound kernels take bytes / elementwise_bytes_per_s, or the rate measured for
+/// their working set when memory_pass_rates has some; disk0 the disk figures.
 Machine build_profile(const ProfileInputs& inputs, const std::string& host_name);
 
 /// The host name, made safe for a machine name ("calibrated-<hostname>").

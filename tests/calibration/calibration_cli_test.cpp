@@ -56,10 +56,17 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   const auto r = opsim("calibrate --quick --format json --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
-  EXPECT_EQ(doc.at("measurements").size(), 12u);  // 2 sizes x 2 thread counts + 8
+  // 2 GEMM sizes x 2 thread counts + 8, + elementwise at 2 and 8 MiB (quick: 32 MiB buffers)
+  EXPECT_EQ(doc.at("measurements").size(), 14u);
   EXPECT_TRUE(doc.at("noisy").is_array());
   const opsim::Machine m = opsim::load_topology_file(out);
   EXPECT_EQ(m.name().rfind("calibrated-", 0), 0u);
+  // The memory-bound rates by working set reach the profile, smallest set first.
+  const opsim::CpuModel& cpu = m.device(*m.find_device("cpu0")).cpu;
+  ASSERT_EQ(cpu.memory_pass_rates.size(), 3u);
+  EXPECT_EQ(cpu.memory_pass_rates[0].working_set_bytes, 2.0 * (1 << 20));
+  EXPECT_EQ(cpu.memory_pass_rates[2].working_set_bytes, 32.0 * (1 << 20));
+  for (const auto& rate : cpu.memory_pass_rates) EXPECT_GT(rate.bytes_per_s, 1e8);
   const auto sim = opsim("sim " + data("small.json") + " --topology " + out + " --format json");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   EXPECT_GT(nlohmann::json::parse(sim.out).at("makespan_s").get<double>(), 0);

@@ -104,3 +104,22 @@ TEST(HardwareModels, PeaksAndRoofline) {
 
 }  // namespace
 }  // namespace opsim
+
+namespace opsim {
+namespace {
+TEST(HardwareModels, MemoryPassRateByWorkingSet) {
+  CpuModel cpu;
+  cpu.dram.channels = 1;
+  cpu.dram.bytes_per_s_per_channel = 20e9;
+  cpu.efficiency = 0.5;
+  EXPECT_DOUBLE_EQ(cpu.memory_pass_bytes_per_s(1e9), 10e9);  // nothing measured: DRAM x eff
+  cpu.memory_pass_rates = {{2e6, 30e9}, {8e6, 20e9}, {128e6, 15e9}};
+  EXPECT_DOUBLE_EQ(cpu.memory_pass_bytes_per_s(1e6), 30e9);  // below the smallest set
+  EXPECT_DOUBLE_EQ(cpu.memory_pass_bytes_per_s(2e6), 30e9);
+  EXPECT_NEAR(cpu.memory_pass_bytes_per_s(4e6), 25e9, 1e3);  // halfway in log size
+  EXPECT_DOUBLE_EQ(cpu.memory_pass_bytes_per_s(8e6), 20e9);
+  EXPECT_NEAR(cpu.memory_pass_bytes_per_s(32e6), 17.5e9, 1e3);
+  EXPECT_DOUBLE_EQ(cpu.memory_pass_bytes_per_s(1e9), 15e9);  // beyond the largest
+}
+}  // namespace
+}  // namespace opsim

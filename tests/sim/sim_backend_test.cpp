@@ -299,6 +299,26 @@ TEST(SimBackend, HostDispatchRunsBesideCpuCompute) {
   expect_close(SimBackend::compute_time_s(m, work, cpu), seconds(r.end_ns[w]));
 }
 
+TEST(SimBackend, CpuMemoryBoundPassesRunAtTheRateOfTheirWorkingSet) {
+  Machine m("cpu");
+  CpuModel model;
+  model.memory_pass_rates = {{8e6, 32e9}, {128e6, 16e9}};  // cache, then DRAM
+  const DeviceId cpu = m.add_cpu("cpu0", model);
+  m.seal();
+  Op pass;
+  pass.kind = OpKind::kCompute;
+  pass.kernel = KernelClass::kElementwise;
+  pass.device = cpu;
+  pass.flops = 1e6;
+  pass.bytes = 8e6;
+  expect_close(8e6 / 32e9, SimBackend::compute_time_s(m, pass, cpu));
+  pass.bytes = 256e6;
+  expect_close(256e6 / 16e9, SimBackend::compute_time_s(m, pass, cpu));
+  OpGraph g;
+  const OpId id = g.add(pass, "pass");
+  expect_close(256e6 / 16e9, seconds(simulate(m, g).end_ns[id]));
+}
+
 TEST(SimBackend, CopyWithinOneMemoryReadsAndWrites) {
   Machine m("gpu");
   const DeviceId gpu = m.add_gpu("gpu0", GpuModel{});

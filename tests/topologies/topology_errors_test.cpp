@@ -66,6 +66,19 @@ TEST(TopologyErrors, WrongType) {
                6, "'full_duplex' must be true or false, got 'maybe'");
 }
 
+TEST(TopologyErrors, MemoryPassRates) {
+  expect_error(machine("{name: cpu0, kind: cpu, memory_pass_rates: 8MB}"), 3,
+               "'memory_pass_rates' must be a list");
+  expect_error(machine("{name: cpu0, kind: cpu, memory_pass_rates: [{working_set: 8MB}]}"), 3,
+               "bandwidth");
+  expect_error(machine("{name: cpu0, kind: cpu, memory_pass_rates: [{working_set: 8MB, "
+                       "bandwidth: 20GB/s}, {working_set: 2MB, bandwidth: 30GB/s}]}"),
+               3, "increasing working sets");
+  expect_error(machine("{name: cpu0, kind: cpu, memory_pass_rates: [{working_set: 8MB, "
+                       "bandwidth: 20GB/s, size: 1}]}"),
+               3, "unknown key 'size'");
+}
+
 TEST(TopologyErrors, MissingRequiredKey) {
   expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, model: v100}"), 4,
                "device 'gpu0' is missing required key 'kind'");

@@ -334,6 +334,25 @@ TEST(TopologyYaml, SavedFileResolvesToTheSameMachine) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(TopologyYaml, MemoryPassRatesRoundTrip) {
+  const Machine m = parse_topology_yaml(R"(
+name: measured
+devices:
+  - {name: cpu0, kind: cpu, memory_pass_rates: [{working_set: 2MiB, bandwidth: 30GB/s},
+                                                {working_set: 128MiB, bandwidth: 15GB/s}]}
+)",
+                                        "m.yaml");
+  const CpuModel& cpu = m.device(id(m, "cpu0")).cpu;
+  ASSERT_EQ(cpu.memory_pass_rates.size(), 2u);
+  EXPECT_EQ(cpu.memory_pass_rates[0].working_set_bytes, 2.0 * (1 << 20));
+  EXPECT_EQ(cpu.memory_pass_rates[1].bytes_per_s, 15e9);
+  const Machine again = parse_topology_yaml(dump_topology_yaml(m), "again.yaml");
+  EXPECT_EQ(machine_difference(m, again), "");
+  Machine changed = again;
+  changed.mutable_device(id(changed, "cpu0")).cpu.memory_pass_rates[1].bytes_per_s = 16e9;
+  EXPECT_NE(machine_difference(m, changed), "");
+}
+
 TEST(TopologyYaml, NameDefaultsToTheFileStem) {
   const Machine m = parse_topology_yaml("devices: [{name: cpu0, kind: cpu}]\n", "lab/box-7.yaml");
   EXPECT_EQ(m.name(), "box-7");
