@@ -24,6 +24,9 @@ struct CpuModel {
   double dispatch_s = 10e-6;  ///< host cost to issue one op from a framework (t1)
   int compute_streams = 1;    ///< ops run at once, each on cores / compute_streams cores
   int copy_streams = 4;       ///< concurrent host memcpy workers
+  /// Most bytes per second one memcpy thread copies (one thread does not saturate DRAM);
+  /// 0: no limit beyond the DRAM's.
+  double copy_stream_bytes_per_s = 0;
   DramModel dram;
   /// Measured memory-bound rates by working set, increasing sizes (`opsim calibrate`).
   /// Empty: every memory-bound pass runs at DRAM bandwidth x efficiency.

@@ -47,6 +47,7 @@ struct Route {
   double bytes_per_s = 0;        // narrowest link: the rate of a flow alone on the path
   std::uint32_t link_begin = 0;  // its links in Impl::route_links
   std::uint32_t link_count = 0;
+  double flow_cap_bytes_per_s = 0;  // most one flow may take (a memcpy thread); 0: none
 };
 
 constexpr std::uint32_t kNoSlot = UINT32_MAX;
@@ -150,7 +151,11 @@ struct SimBackend::Impl {
       finish(slot);
       return;
     }
-    sg4::CommPtr comm = sg4::Comm::sendto_init(routes[s.route].source, sink_host);
+    sg4::CommPtr comm = sg4::Comm::sendto_init();
+    // A rate bound must be set before source and destination (they make it 'starting').
+    if (routes[s.route].flow_cap_bytes_per_s > 0)
+      comm->set_rate(routes[s.route].flow_cap_bytes_per_s);
+    comm->set_source(routes[s.route].source)->set_destination(sink_host);
     comm->set_payload_size(bytes);
     comm->set_data(slot_to_data(slot));
     s.phase = Phase::kActivity;
@@ -477,6 +482,12 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
       r.bytes_per_s = std::min(r.bytes_per_s, link_bytes_per_s[l]);
     }
     r.link_count = static_cast<std::uint32_t>(m.route_links.size()) - r.link_begin;
+    if (src == dst && devices[src].kind == DeviceKind::kCpu &&
+        devices[src].cpu.copy_stream_bytes_per_s > 0) {
+      // One memcpy thread copies at most this fast, however idle the DRAM.
+      r.flow_cap_bytes_per_s = devices[src].cpu.copy_stream_bytes_per_s;
+      r.bytes_per_s = std::min(r.bytes_per_s, r.flow_cap_bytes_per_s);
+    }
     m.routes.push_back(r);
     m.routes_from[src].push_back(RouteEntry{dst, tag, route});
   }
@@ -536,7 +547,10 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       if (m.options.cpu_copies_on_compute_cores && op.device == op.peer &&
           src.kind == DeviceKind::kCpu) {
         // A memcpy is a CPU thread's work: it takes a core at half the DRAM bandwidth.
-        const double seconds = op.bytes / (src.cpu.dram.bytes_per_s() / 2);
+        double bytes_per_s = src.cpu.dram.bytes_per_s() / 2;
+        if (src.cpu.copy_stream_bytes_per_s > 0)
+          bytes_per_s = std::min(bytes_per_s, src.cpu.copy_stream_bytes_per_s);
+        const double seconds = op.bytes / bytes_per_s;
         if (seconds > 0)
           m.start_exec(slot, m.compute_host[op.device], seconds);
         else

@@ -49,6 +49,7 @@ constexpr std::string_view kCpuKeysData[] = {"name",
                                              "dispatch_latency",
                                              "compute_streams",
                                              "copy_streams",
+                                             "copy_stream_bandwidth",
                                              "dram",
                                              "memory_pass_rates"};
 constexpr Keys kCpuKeys{kCpuKeysData};
@@ -321,6 +322,10 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
            [&](auto& v) { cpu.compute_streams = int(integer(v, "compute_streams", 1, 1 << 16)); });
   optional(node, "copy_streams",
            [&](auto& v) { cpu.copy_streams = int(integer(v, "copy_streams", 1, 1 << 16)); });
+  optional(node, "copy_stream_bandwidth", [&](auto& v) {
+    cpu.copy_stream_bytes_per_s =
+        quantity(v, "copy_stream_bandwidth", kBandwidth, Bound::kNonNegative);
+  });
   optional(node, "dram", [&](const YAML::Node& d) {
     check_map(d, kDramKeys, "the dram of " + what);
     DramModel& dram = cpu.dram;
@@ -760,6 +765,9 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       out << YAML::Key << "dispatch_latency" << YAML::Value << duration_text(c.dispatch_s);
       out << YAML::Key << "compute_streams" << YAML::Value << c.compute_streams;
       out << YAML::Key << "copy_streams" << YAML::Value << c.copy_streams;
+      if (c.copy_stream_bytes_per_s > 0)
+        out << YAML::Key << "copy_stream_bandwidth" << YAML::Value
+            << bandwidth_text(c.copy_stream_bytes_per_s);
       out << YAML::Key << "dram" << YAML::Value << YAML::BeginMap;
       out << YAML::Key << "channels" << YAML::Value << c.dram.channels;
       out << YAML::Key << "bandwidth_per_channel" << YAML::Value
@@ -925,7 +933,8 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
       differ(p.cores != q.cores || p.clock_hz != q.clock_hz ||
                  p.simd_fp32_lanes != q.simd_fp32_lanes || p.fma_units != q.fma_units ||
                  p.efficiency != q.efficiency || p.dispatch_s != q.dispatch_s ||
-                 p.compute_streams != q.compute_streams || p.copy_streams != q.copy_streams,
+                 p.compute_streams != q.compute_streams || p.copy_streams != q.copy_streams ||
+                 p.copy_stream_bytes_per_s != q.copy_stream_bytes_per_s,
              at + "cpu model");
       differ(p.dram.channels != q.dram.channels ||
                  p.dram.bytes_per_s_per_channel != q.dram.bytes_per_s_per_channel ||

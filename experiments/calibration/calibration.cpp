@@ -148,8 +148,12 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   cpu.compute_streams = streams;
   cpu.copy_streams = 2;
   // A memcpy reads and writes every byte: the simulator moves it at half the DRAM bandwidth.
+  // One thread does not saturate the DRAM: two copy more together than one alone, so the
+  // DRAM gets the two-stream rate and each copy the one-stream rate at most.
   cpu.dram.channels = 1;
-  cpu.dram.bytes_per_s_per_channel = 2.0 * in.memcpy_bytes_per_s;
+  cpu.dram.bytes_per_s_per_channel =
+      2.0 * std::max(in.memcpy_bytes_per_s, in.memcpy_two_streams_bytes_per_s);
+  cpu.copy_stream_bytes_per_s = in.memcpy_bytes_per_s;
   cpu.dram.first_access_s = in.first_access_s;
   cpu.dram.burst_word_s = 8.0 / cpu.dram.bytes_per_s();
   const long pages = ::sysconf(_SC_PHYS_PAGES);
@@ -317,6 +321,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   in.memory_pass_rates.push_back(
       {static_cast<double>(plan.memcpy_bytes), in.elementwise_bytes_per_s});
   in.memcpy_bytes_per_s = report.get("memcpy 1 stream").value;
+  in.memcpy_two_streams_bytes_per_s = report.get("memcpy 2 streams").value;
   in.first_access_s = report.get("dram first access").value;
   in.disk_write_bytes_per_s = report.get("disk sequential write").value;
   in.disk_read_bytes_per_s = report.get("disk sequential read").value;

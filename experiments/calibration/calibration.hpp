@@ -70,7 +70,8 @@ struct ProfileInputs {
   double elementwise_bytes_per_s = 0;      ///< one thread's elementwise pass (bytes touched)
   /// The same pass by working set, smaller sets (cache) first; the largest is the DRAM one.
   std::vector<MemoryPassRate> memory_pass_rates;
-  double memcpy_bytes_per_s = 0;  ///< bytes copied per second, one stream
+  double memcpy_bytes_per_s = 0;              ///< bytes copied per second, one stream
+  double memcpy_two_streams_bytes_per_s = 0;  ///< the same, two streams together (0: unknown)
   double first_access_s = 0;
   double disk_read_bytes_per_s = 0;
   double disk_write_bytes_per_s = 0;
@@ -79,7 +80,8 @@ struct ProfileInputs {
   double dispatch_s = 0;
 };
 /// cpu0 gets compute_streams streams, a per-stream peak of gemm_flops_per_s_per_stream (the
-/// roofline's efficiency folded into an effective clock), DRAM bandwidth 2 x memcpy_bytes_per_s
+/// roofline's efficiency folded into an effective clock), DRAM bandwidth 2 x the faster of the
+/// one- and two-stream memcpy rates (each memcpy thread capped at the one-stream rate)
 /// (a memcpy reads and writes every byte) and efficiency elementwise / DRAM bandwidth, so
 /// that memory-bound kernels take bytes / elementwise_bytes_per_s, or the rate measured for
 /// their working set when memory_pass_rates has some; disk0 the disk figures.

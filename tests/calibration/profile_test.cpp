@@ -49,6 +49,21 @@ TEST(Profile, RoundTripsThroughTheTopologyFile) {
   EXPECT_NEAR(cpu.dram.bytes_per_s(), 16e9, 1);
   EXPECT_NEAR(cpu.efficiency, 0.25, 1e-12);  // elementwise 4 GB/s of 16 GB/s
   EXPECT_NEAR(back.device(*back.find_device("disk0")).disk.read_iops, 12500, 1e-6);
+  EXPECT_EQ(cpu.copy_stream_bytes_per_s, 8e9);  // one memcpy thread
+}
+
+TEST(Profile, TwoMemcpyStreamsSetTheDramOneStreamTheCap) {
+  ProfileInputs in = sample_inputs();
+  in.memcpy_two_streams_bytes_per_s = 11e9;  // two threads copy more than one
+  in.memory_pass_rates = {{8e6, 9e9}, {128e6, 4e9}};
+  const Machine m = build_profile(in, "calibrated-test");
+  const CpuModel& cpu = m.device(*m.find_device("cpu0")).cpu;
+  EXPECT_NEAR(cpu.dram.bytes_per_s(), 22e9, 1);
+  EXPECT_EQ(cpu.copy_stream_bytes_per_s, 8e9);
+  ASSERT_EQ(cpu.memory_pass_rates.size(), 2u);
+  EXPECT_EQ(cpu.memory_pass_bytes_per_s(8e6), 9e9);
+  in.memcpy_two_streams_bytes_per_s = 6e9;  // a disturbed two-stream sample: never below one
+  EXPECT_NEAR(build_profile(in, "x").device(0).cpu.dram.bytes_per_s(), 16e9, 1);
 }
 
 TEST(Profile, SimulatorRunsGemmsOneCorePerStream) {

@@ -319,6 +319,34 @@ TEST(SimBackend, CpuMemoryBoundPassesRunAtTheRateOfTheirWorkingSet) {
   expect_close(256e6 / 16e9, seconds(simulate(m, g).end_ns[id]));
 }
 
+TEST(SimBackend, OneMemcpyThreadIsCappedTwoShareTheDram) {
+  Machine m("cpu");
+  CpuModel model;
+  model.dram.channels = 1;
+  model.dram.bytes_per_s_per_channel = 40e9;  // two memcpys together: 20 GB/s
+  model.copy_stream_bytes_per_s = 15e9;       // one memcpy thread alone
+  const DeviceId cpu = m.add_cpu("cpu0", model);
+  m.seal();
+  OpGraph one;
+  one.add(copy_op(cpu, cpu, 1.5e9), "alone");
+  expect_close(1.5e9 / 15e9, simulate_isolated(m, one, {}).makespan_s);
+  OpGraph two;
+  Op a = copy_op(cpu, cpu, 1.5e9), b = a;
+  a.stream = 0;
+  b.stream = 1;
+  two.add(a, "a");
+  two.add(b, "b");
+  expect_close(3e9 / 20e9, simulate_isolated(m, two, {}).makespan_s);  // DRAM-bound
+  // Without the cap one copy alone gets the whole DRAM.
+  Machine open("cpu");
+  model.copy_stream_bytes_per_s = 0;
+  const DeviceId c2 = open.add_cpu("cpu0", model);
+  open.seal();
+  OpGraph g;
+  g.add(copy_op(c2, c2, 1.5e9), "alone");
+  expect_close(1.5e9 / 20e9, simulate_isolated(open, g, {}).makespan_s);
+}
+
 TEST(SimBackend, CopyWithinOneMemoryReadsAndWrites) {
   Machine m("gpu");
   const DeviceId gpu = m.add_gpu("gpu0", GpuModel{});

@@ -338,7 +338,8 @@ TEST(TopologyYaml, MemoryPassRatesRoundTrip) {
   const Machine m = parse_topology_yaml(R"(
 name: measured
 devices:
-  - {name: cpu0, kind: cpu, memory_pass_rates: [{working_set: 2MiB, bandwidth: 30GB/s},
+  - {name: cpu0, kind: cpu, copy_stream_bandwidth: 12GB/s,
+     memory_pass_rates: [{working_set: 2MiB, bandwidth: 30GB/s},
                                                 {working_set: 128MiB, bandwidth: 15GB/s}]}
 )",
                                         "m.yaml");
@@ -346,6 +347,7 @@ devices:
   ASSERT_EQ(cpu.memory_pass_rates.size(), 2u);
   EXPECT_EQ(cpu.memory_pass_rates[0].working_set_bytes, 2.0 * (1 << 20));
   EXPECT_EQ(cpu.memory_pass_rates[1].bytes_per_s, 15e9);
+  EXPECT_EQ(cpu.copy_stream_bytes_per_s, 12e9);
   const Machine again = parse_topology_yaml(dump_topology_yaml(m), "again.yaml");
   EXPECT_EQ(machine_difference(m, again), "");
   Machine changed = again;
