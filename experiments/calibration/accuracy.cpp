@@ -38,6 +38,19 @@ double spread(const std::vector<double>& samples) {
   return mid == 0 ? 0 : (*hi - *lo) / std::abs(mid);
 }
 
+double interquartile_spread(std::vector<double> samples) {
+  if (samples.size() < 2) return 0;
+  std::sort(samples.begin(), samples.end());
+  auto percentile = [&](double p) {
+    const double at = p * static_cast<double>(samples.size() - 1);
+    const auto lo = static_cast<std::size_t>(at);
+    const std::size_t hi = std::min(lo + 1, samples.size() - 1);
+    return samples[lo] + (at - static_cast<double>(lo)) * (samples[hi] - samples[lo]);
+  };
+  const double mid = percentile(0.5);
+  return mid == 0 ? 0 : (percentile(0.75) - percentile(0.25)) / std::abs(mid);
+}
+
 double reduce(const std::vector<double>& samples, Statistic statistic, bool higher_is_better) {
   if (samples.empty()) return 0;
   if (statistic == Statistic::kMedian) return median(samples);

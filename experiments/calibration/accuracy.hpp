@@ -28,6 +28,9 @@ double worst_abs(const std::vector<double>& values);
 double median_abs(const std::vector<double>& values);
 /// Spread of repeated samples: (max - min) / median; 0 for fewer than two samples.
 double spread(const std::vector<double>& samples);
+/// (75th - 25th percentile) / median, percentiles interpolated; 0 for fewer than two
+/// samples. Unlike spread(), one disturbed sample in many does not move it.
+double interquartile_spread(std::vector<double> samples);
 /// Reduces samples by `statistic`; `higher_is_better` for rates (best = max), else best = min.
 double reduce(const std::vector<double>& samples, Statistic statistic, bool higher_is_better);
 /// Parses "median" or "best"; std::nullopt otherwise.

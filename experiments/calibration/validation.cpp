@@ -68,14 +68,19 @@ std::vector<Trace> run_workload_real(const WorkloadFile& workload, const Machine
   // One backend for all runs: the warm-up allocates scratch memory and disk files.
   CpuBackend backend(nullptr, backend_options);
   std::vector<Trace> runs;
-  for (int r = 0; r <= std::max(1, options.repeats); ++r) {
+  double timed_s = 0;
+  const int at_least = std::max(1, options.repeats);
+  for (int r = 0; r <= at_least || (timed_s < options.min_real_s && r <= kMaxRealRuns); ++r) {
     Scheduler scheduler(profile, graph, backend, scheduler_options);
     TraceRecorder recorder(profile, graph, scheduler.streams(),
                            workload.name + " on " + profile.name(), "real");
     scheduler.add_observer(recorder);
     scheduler.submit_all();
     scheduler.run();
-    if (r > 0) runs.push_back(recorder.finish());
+    if (r > 0) {
+      runs.push_back(recorder.finish());
+      timed_s += ns_to_seconds(runs.back().makespan_ns());
+    }
   }
   if (disk_note != nullptr) *disk_note = backend.disk_note();
   return runs;
@@ -109,6 +114,7 @@ ValidationResult compare_runs(const std::string& workload, const std::vector<Tra
                                            : median(r.real_samples_s);
   r.simulated_s = ns_to_seconds(r.sim_trace.makespan_ns());
   r.makespan_error = relative_error(r.real_s, r.simulated_s);
+  r.real_iqr = interquartile_spread(r.real_samples_s);
   const auto real_busy = busy_by_class(r.real_trace);
   const auto sim_busy = busy_by_class(r.sim_trace);
   std::map<std::string, ClassComparison> classes;
@@ -187,7 +193,8 @@ nlohmann::json to_json(const ValidationResult& r) {
                         {"real_s", r.real_s},
                         {"simulated_s", r.simulated_s},
                         {"makespan_error", r.makespan_error},
-                        {"real_samples_s", r.real_samples_s}};
+                        {"real_samples_s", r.real_samples_s},
+                        {"real_iqr", r.real_iqr}};
   out["by_op_class"] = nlohmann::json::array();
   for (const ClassComparison& c : r.by_op_class)
     out["by_op_class"].push_back({{"class", c.op_class},

@@ -26,8 +26,14 @@
 
 namespace opsim::calibration {
 
+/// Most timed real runs a validation makes, whatever min_real_s asks.
+constexpr int kMaxRealRuns = 200;
+
 struct ValidationOptions {
-  int repeats = 3;                           ///< timed real runs (after one warm-up)
+  int repeats = 3;  ///< timed real runs (after one warm-up), at least
+  /// More timed runs until their makespans add up to this much (kMaxRealRuns at most): a
+  /// 12 ms workload gets ~80 runs, so an occasional 4 ms preemption does not move its median.
+  double min_real_s = 0;
   Statistic statistic = Statistic::kMedian;  ///< median run, or the fastest (kBest)
   std::uint32_t max_in_flight = 0;           ///< 0: the workload's "max_in_flight", else none
   std::string scratch_dir;  ///< disk scratch files; empty: the system temp directory
@@ -46,6 +52,9 @@ struct ValidationResult {
   double simulated_s = 0;  ///< simulated makespan
   double makespan_error = 0;
   std::vector<double> real_samples_s;  ///< every timed real makespan
+  /// Run-to-run noise of the real makespans: interquartile range / median. An error below it
+  /// is within what the machine itself varies.
+  double real_iqr = 0;
   std::vector<ClassComparison> by_op_class;
   Trace real_trace;
   Trace sim_trace;

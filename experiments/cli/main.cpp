@@ -164,7 +164,12 @@ int main(int argc, char** argv) {
                            "Write <workload>.real/.sim/.overlay.json Chrome traces here");
   validate_cmd->add_option("--max-in-flight", validate.max_in_flight,
                            "Bound on ops in flight (default: the workload's max_in_flight)");
-  validate_cmd->add_option("--repeats", validate.repeats, "Timed real runs; median reported")
+  validate_cmd
+      ->add_option("--repeats", validate.repeats, "Timed real runs, at least; median reported")
+      ->capture_default_str();
+  validate_cmd
+      ->add_option("--min-time", validate.min_real_s,
+                   "More timed real runs until they add up to this many seconds")
       ->capture_default_str();
   validate_cmd
       ->add_option("--statistic", validate.statistic,

@@ -27,10 +27,10 @@ using calibration::ValidationResult;
 
 constexpr const char* kDefaultProfile = "calibrated.yaml";
 
-std::string percent(double error) {
+std::string percent(double error, bool signed_value = true) {
   if (!std::isfinite(error)) return "n/a";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", error * 100);
+  std::snprintf(buf, sizeof buf, signed_value ? "%+.1f%%" : "%.1f%%", error * 100);
   return buf;
 }
 
@@ -52,8 +52,9 @@ void print_one(const ValidationResult& r, const std::string& format, const std::
     return;
   }
   std::cout << r.workload << ": real " << format_seconds(r.real_s) << " (" << statistic << " of "
-            << r.real_samples_s.size() << "), simulated " << format_seconds(r.simulated_s)
-            << ", makespan error " << percent(r.makespan_error) << "\n\n";
+            << r.real_samples_s.size() << ", run-to-run IQR " << percent(r.real_iqr, false)
+            << "), simulated " << format_seconds(r.simulated_s) << ", makespan error "
+            << percent(r.makespan_error) << "\n\n";
   TextTable table({"op class", "real busy", "simulated busy", "error"}, {false, true, true, true});
   for (const auto& c : r.by_op_class)
     table.add_row(
@@ -82,22 +83,26 @@ int print_suite(const std::vector<ValidationResult>& results, const std::string&
     return 0;
   }
   if (format == "markdown") {
-    std::cout << "| workload | real | simulated | error |\n|---|---:|---:|---:|\n";
+    std::cout << "| workload | real runs | real (median) | run-to-run IQR | simulated | error "
+                 "|\n|---|---:|---:|---:|---:|---:|\n";
     for (const auto& r : results)
-      std::cout << "| " << r.workload << " | " << format_seconds(r.real_s) << " | "
+      std::cout << "| " << r.workload << " | " << r.real_samples_s.size() << " | "
+                << format_seconds(r.real_s) << " | " << percent(r.real_iqr, false) << " | "
                 << format_seconds(r.simulated_s) << " | " << percent(r.makespan_error) << " |\n";
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.1f%%", med * 100);
-    std::cout << "| **median abs error** | | | " << buf << " |\n";
+    std::cout << "| **median abs error** | | | | | " << buf << " |\n";
     std::snprintf(buf, sizeof buf, "%.1f%%", worst * 100);
-    std::cout << "| **worst abs error** | | | " << buf << " |\n";
+    std::cout << "| **worst abs error** | | | | | " << buf << " |\n";
     return 0;
   }
-  std::cout << "Validation on " << profile_name << " (real: " << statistic << " of " << repeats
-            << " runs)\n\n";
-  TextTable table({"workload", "real", "simulated", "error"}, {false, true, true, true});
+  std::cout << "Validation on " << profile_name << " (real: " << statistic << " of at least "
+            << repeats << " runs; IQR: their run-to-run spread)\n\n";
+  TextTable table({"workload", "runs", "real", "IQR", "simulated", "error"},
+                  {false, true, true, true, true, true});
   for (const auto& r : results)
-    table.add_row({r.workload, format_seconds(r.real_s), format_seconds(r.simulated_s),
+    table.add_row({r.workload, std::to_string(r.real_samples_s.size()), format_seconds(r.real_s),
+                   percent(r.real_iqr, false), format_seconds(r.simulated_s),
                    percent(r.makespan_error)});
   std::cout << table.render();
   char buf[96];
@@ -117,6 +122,7 @@ int run_suite_recalibrating(const ValidateCommandOptions& o, const std::string& 
                : calibrate_with_progress(true, 0, o.scratch_dir, statistic_option(o.statistic));
     calibration::ValidationOptions vo;
     vo.repeats = o.repeats;
+    vo.min_real_s = o.min_real_s;
     vo.max_in_flight = o.max_in_flight;
     vo.scratch_dir = o.scratch_dir;
     vo.statistic = statistic_option(o.statistic);
@@ -166,6 +172,7 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
       throw std::runtime_error(workloads[i].source + ": simulation failed: " + sims[i].output);
     calibration::ValidationOptions vo;
     vo.repeats = o.repeats;
+    vo.min_real_s = o.min_real_s;
     vo.max_in_flight = o.max_in_flight;
     vo.scratch_dir = o.scratch_dir;
     vo.statistic = statistic_option(o.statistic);
@@ -190,6 +197,8 @@ int run_validate_command(const ValidateCommandOptions& o) {
   if (format != "table" && format != "json" && format != "markdown")
     throw InputError("--format: '" + format + "' is not one of table, json, markdown");
   if (o.repeats < 1) throw InputError("--repeats: must be at least 1");
+  if (!(o.min_real_s >= 0) || o.min_real_s > 3600)
+    throw InputError("--min-time: must be between 0 and 3600 seconds");
   (void)statistic_option(o.statistic);  // bad input before any run
   if (!o.suite_dir.empty()) {
     if (!o.workload_path.empty()) throw InputError("give either WORKLOAD or --suite DIR, not both");
@@ -202,6 +211,7 @@ int run_validate_command(const ValidateCommandOptions& o) {
   (void)build_workload_graph(workload, profile);  // bad input: InputError before any run
   calibration::ValidationOptions vo;
   vo.repeats = o.repeats;
+  vo.min_real_s = o.min_real_s;
   vo.max_in_flight = o.max_in_flight;
   vo.scratch_dir = o.scratch_dir;
   vo.statistic = statistic_option(o.statistic);

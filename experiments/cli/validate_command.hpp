@@ -17,7 +17,8 @@ struct ValidateCommandOptions {
   bool markdown = false;         ///< --markdown: same as --format markdown
   std::string trace_dir;         ///< <workload>.real/.sim/.overlay.json written here
   std::uint32_t max_in_flight = 0;
-  int repeats = 5;  ///< timed real runs per workload (after a warm-up)
+  int repeats = 5;          ///< timed real runs per workload (after a warm-up), at least
+  double min_real_s = 1.0;  ///< and more until their makespans add up to this
   std::string scratch_dir;
   /// Suite: calibrate quickly again right before each workload and simulate it on that fresh
   /// profile, so that a shared machine's changing load hits both sides alike.

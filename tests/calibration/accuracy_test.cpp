@@ -48,6 +48,13 @@ TEST(Accuracy, SpreadAndAgreementDecideNoisy) {
   EXPECT_FALSE(agree(100, 106));
   EXPECT_TRUE(agree(0, 0));
 
+  // The interquartile spread ignores one disturbed run in many; the full spread does not.
+  EXPECT_DOUBLE_EQ(interquartile_spread({5}), 0);
+  EXPECT_NEAR(interquartile_spread({10, 11, 12, 13, 14}), (13.0 - 11.0) / 12.0, 1e-12);
+  EXPECT_NEAR(interquartile_spread({10, 10, 10, 10, 10, 10, 10, 10, 20}), 0, 1e-12);
+  EXPECT_NEAR(spread({10, 10, 10, 10, 10, 10, 10, 10, 20}), 1.0, 1e-12);
+  EXPECT_NEAR(interquartile_spread({1, 2, 3, 4}), (3.25 - 1.75) / 2.5, 1e-12);
+
   Measurement steady{"steady", "s", {1.00, 1.01, 1.02}, 1.01, spread({1.00, 1.01, 1.02})};
   Measurement noisy{"noisy", "s", {1.0, 1.2, 1.1}, 1.1, spread({1.0, 1.2, 1.1})};
   EXPECT_FALSE(steady.noisy());

@@ -82,6 +82,7 @@ TEST(CalibrationCli, ValidatePrintsJsonAndWritesThreeTraces) {
   EXPECT_GT(doc.at("real_s").get<double>(), 0);
   EXPECT_GT(doc.at("simulated_s").get<double>(), 0);
   EXPECT_TRUE(doc.at("makespan_error").is_number());
+  EXPECT_GE(doc.at("real_iqr").get<double>(), 0);
   ASSERT_EQ(doc.at("by_op_class").size(), 4u);
   for (const auto& c : doc.at("by_op_class")) {
     EXPECT_TRUE(c.at("class").is_string());
@@ -111,6 +112,7 @@ TEST(CalibrationCli, BadInputIsOneLineAndExitCode2) {
       "calibrate --quick --statistic mean",
       "validate " + data("small.json") + " --profile " + profile + " --statistic mean",
       "validate --suite " + data("small.json") + " --profile " + profile,
+      "validate " + data("small.json") + " --profile " + profile + " --min-time -1",
   };
   for (const std::string& args : bad) {
     const auto r = opsim(args);

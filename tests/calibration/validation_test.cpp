@@ -102,6 +102,15 @@ TEST(Validation, SmallWorkloadRunsForRealAndSimulated) {
   std::vector<std::string> classes;
   for (const auto& c : r.by_op_class) classes.push_back(c.op_class);
   EXPECT_EQ(classes, (std::vector<std::string>{"copy", "disk_read", "elementwise", "gemm"}));
+  EXPECT_GE(r.real_iqr, 0);
+
+  // A minimum time adds runs beyond `repeats` (each run of this workload takes ~5 ms).
+  options.min_real_s = 0.05;
+  const ValidationResult more = validate_workload(w, profile, options);
+  double total_s = 0;
+  for (double s : more.real_samples_s) total_s += s;
+  EXPECT_GT(more.real_samples_s.size(), 2u);
+  EXPECT_GE(total_s, 0.05);
 }
 
 }  // namespace
