@@ -195,8 +195,10 @@ Op compute_op(KernelClass kernel, DeviceId device, double flops, double bytes, d
   return op;
 }
 
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument(what);
+// `what` builds the message only when the check fails: these checks run on every issued op.
+template <typename Message>
+void require(bool ok, Message&& what) {
+  if (!ok) throw std::invalid_argument(what());
 }
 
 std::string shape(const Array& a) {
@@ -232,9 +234,12 @@ Array Context::full(DeviceRef device, std::size_t rows, std::size_t cols, float 
 Array Context::dot(const Array& a, const Array& b, bool transpose_a, bool transpose_b) {
   const std::size_t m = transpose_a ? a.cols() : a.rows(), k = transpose_a ? a.rows() : a.cols();
   const std::size_t kb = transpose_b ? b.cols() : b.rows(), n = transpose_b ? b.rows() : b.cols();
-  require(k == kb, "dot: shapes " + shape(a) + (transpose_a ? "^T" : "") + " and " + shape(b) +
+  require(k == kb, [&] {
+    return std::string("dot: shapes " + shape(a) + (transpose_a ? "^T" : "") + " and " + shape(b) +
                        (transpose_b ? "^T" : "") + " do not chain");
-  require(a.device() == b.device(), "dot: operands on different devices; copy_to() one first");
+  });
+  require(a.device() == b.device(),
+          [&] { return std::string("dot: operands on different devices; copy_to() one first"); });
   auto out = impl_->make_array(impl_, a.device(), m, n);
   Kernel kernel;
   if (out->buffer)
@@ -255,10 +260,12 @@ namespace {
 template <typename Fn>
 Array elementwise(ContextImpl& impl, const std::shared_ptr<ContextImpl>& self, const Array& a,
                   const Array& b, std::string_view name, Fn fn) {
-  require(a.rows() == b.rows() && a.cols() == b.cols(),
-          std::string(name) + ": shapes " + shape(a) + " and " + shape(b) + " differ");
-  require(a.device() == b.device(),
-          std::string(name) + ": operands on different devices; copy_to() one first");
+  require(a.rows() == b.rows() && a.cols() == b.cols(), [&] {
+    return std::string(std::string(name) + ": shapes " + shape(a) + " and " + shape(b) + " differ");
+  });
+  require(a.device() == b.device(), [&] {
+    return std::string(std::string(name) + ": operands on different devices; copy_to() one first");
+  });
   auto out = impl.make_array(self, a.device(), a.rows(), a.cols());
   Kernel kernel;
   if (out->buffer)
@@ -312,8 +319,9 @@ Array Context::copy_to(const Array& a, DeviceRef device) {
 
 void Context::axpy(Array& y, float alpha, const Array& x) {
   require(x.rows() == y.rows() && x.cols() == y.cols(),
-          "axpy: shapes " + shape(x) + " and " + shape(y) + " differ");
-  require(x.device() == y.device(), "axpy: operands on different devices; copy_to() one first");
+          [&] { return std::string("axpy: shapes " + shape(x) + " and " + shape(y) + " differ"); });
+  require(x.device() == y.device(),
+          [&] { return std::string("axpy: operands on different devices; copy_to() one first"); });
   Kernel kernel;
   if (y.state().buffer)
     kernel = [xb = x.state().buffer, yb = y.state().buffer, alpha] {
@@ -348,7 +356,8 @@ std::vector<float> Context::to_host(const Array& a) {
 }
 
 float Context::item(const Array& a) {
-  require(a.state().size() == 1, "item: array is " + shape(a) + ", not 1x1");
+  require(a.state().size() == 1,
+          [&] { return std::string("item: array is " + shape(a) + ", not 1x1"); });
   return to_host(a)[0];
 }
 
