@@ -180,17 +180,17 @@ int run_compare(const CompareOptions& options) {
   } else if (options.format == "csv") {
     std::cout << "topology,strategy,bytes,gpus,comm_only,makespan_s,lower_bound_s,bytes_moved,"
                  "busiest_link,"
-                 "busiest_link_utilization,reductions_add_s\n";
+                 "busiest_link_utilization,reductions_add_s,peak_memory_bytes\n";
     for (const Row& row : rows) {
       const auto& r = row.result;
-      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << number(options.bytes) << ","
-                << r.gpus << "," << (options.comm_only ? "true" : "false") << "," << number(r.makespan_s)
-                << "," << (std::isfinite(r.lower_bound_s) ? number(r.lower_bound_s) : "")
-                << "," << number(r.bytes_moved) << "," << csv_field(r.busiest_link) << ","
+      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << number(options.bytes)
+                << "," << r.gpus << "," << (options.comm_only ? "true" : "false") << ","
+                << number(r.makespan_s) << ","
+                << (std::isfinite(r.lower_bound_s) ? number(r.lower_bound_s) : "") << ","
+                << number(r.bytes_moved) << "," << csv_field(r.busiest_link) << ","
                 << number(r.busiest_link_utilization) << ","
-                << (std::isfinite(row.comm_only_s) ? number(r.makespan_s - row.comm_only_s)
-                                                   : "")
-                << "\n";
+                << (std::isfinite(row.comm_only_s) ? number(r.makespan_s - row.comm_only_s) : "")
+                << "," << number(r.peak_memory_bytes) << "\n";
     }
   } else {
     std::cout << "Gradient synchronization on " << machine.name() << " (" << gpus << " GPUs), "
@@ -199,9 +199,12 @@ int run_compare(const CompareOptions& options) {
               << "\n\n";
     std::vector<std::string> header = {"strategy", "makespan"};
     if (!options.comm_only) header.insert(header.end(), {"transfers only", "reductions add"});
-    header.insert(header.end(), {"lower bound", "bytes moved", "busiest link", "util"});
-    TextTable table(header, {false, true, true, true, true, true, false, true});
-    if (options.comm_only) table = TextTable(header, {false, true, true, true, false, true});
+    // Buffer peak: the most receive-buffer memory one device holds at once (gradients
+    // themselves are not counted: every strategy has them).
+    header.insert(header.end(),
+                  {"lower bound", "bytes moved", "buffer peak", "busiest link", "util"});
+    TextTable table(header, {false, true, true, true, true, true, true, false, true});
+    if (options.comm_only) table = TextTable(header, {false, true, true, true, true, false, true});
     for (const Row& row : rows) {
       const auto& r = row.result;
       std::vector<std::string> cells = {r.strategy, format_seconds(r.makespan_s)};
@@ -210,7 +213,7 @@ int run_compare(const CompareOptions& options) {
                                    "+" + format_seconds(r.makespan_s - row.comm_only_s)});
       cells.insert(cells.end(),
                    {std::isfinite(r.lower_bound_s) ? format_seconds(r.lower_bound_s) : "-",
-                    format_bytes(r.bytes_moved), r.busiest_link,
+                    format_bytes(r.bytes_moved), format_bytes(r.peak_memory_bytes), r.busiest_link,
                     fixed(100 * r.busiest_link_utilization, 1) + "%"});
       table.add_row(cells);
     }
