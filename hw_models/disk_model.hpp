@@ -13,12 +13,16 @@ std::string_view to_string(DiskKind kind);
 
 struct DiskModel {
   DiskKind kind = DiskKind::kNvme;
-  double access_s = 80e-6;             ///< latency to the first byte of an access
-  double read_bytes_per_s = 3.0e9;     ///< sequential read bandwidth
-  double write_bytes_per_s = 2.0e9;    ///< sequential write bandwidth
-  double read_iops = 500e3;            ///< random 4 KiB reads per second, at full queue depth
-  double write_iops = 200e3;           ///< random 4 KiB writes per second
-  int queues = 4;                      ///< requests served at once (HDD: 1)
+  double access_s = 80e-6;           ///< latency to the first byte of an access
+  double read_bytes_per_s = 3.0e9;   ///< sequential read bandwidth
+  double write_bytes_per_s = 2.0e9;  ///< sequential write bandwidth
+  double read_iops = 500e3;          ///< random 4 KiB reads per second, at full queue depth
+  double write_iops = 200e3;         ///< random 4 KiB writes per second
+  int queues = 4;                    ///< requests served at once (HDD: 1)
+  /// Extra wait of each random read per sequential transfer running on the disk at the same
+  /// time: the small request queues behind the large ones (`opsim calibrate` measures it;
+  /// 0: random reads do not notice sequential traffic).
+  double random_read_wait_beside_sequential_s = 0;
 
   /// HDD: access = seek + half a rotation; IOPS follows from the access time.
   static DiskModel hdd(double rpm, double seek_s, double bytes_per_s);

@@ -66,6 +66,7 @@ enum class Phase : std::uint8_t {
   kDelayThenFinish,  // a timer ends the op
   kActivity,         // a SimGrid exec or comm runs it
   kClosedForm,       // a flow alone on its links: a timer ends it at bytes / rate
+  kDiskRequests,     // random reads, one timer per request (each may queue behind others)
 };
 
 struct Slot {
@@ -77,7 +78,10 @@ struct Slot {
   OpId op = 0;
   std::uint32_t route = 0;
   Phase phase = Phase::kFree;
-  bool holds_links = false;  // counted in LinkState::flows
+  bool holds_links = false;            // counted in LinkState::flows
+  std::uint32_t requests_left = 0;     // kDiskRequests: random reads still to serve
+  DeviceId disk = kNoDevice;           // kDiskRequests: the disk they go to
+  DeviceId sequential_on = kNoDevice;  // a sequential read: counted on this disk
 };
 
 SimBackend* g_active_backend = nullptr;
@@ -105,6 +109,7 @@ struct SimBackend::Impl {
 
   std::vector<Slot> slots;
   std::vector<std::uint32_t> free_slots;
+  std::vector<std::uint32_t> sequential_reads;  // per disk: sequential reads running now
   sg4::ActivityPtr retired;  // the last completed activity, dropped at the next safe point
   std::exception_ptr error;  // thrown by a completion handler during the run
   std::size_t in_flight = 0;
@@ -234,8 +239,20 @@ struct SimBackend::Impl {
     start_comm(slot);
   }
 
+  // One random read's time on `disk`: its own access plus, per sequential read running on
+  // the disk now, the wait behind that transfer's requests.
+  double random_read_s(DeviceId disk) const {
+    const DiskModel& d = machine->device(disk).disk;
+    return 1.0 / d.read_iops +
+           static_cast<double>(sequential_reads[disk]) * d.random_read_wait_beside_sequential_s;
+  }
+
   void finish(std::uint32_t slot) {
     Slot& s = slots[slot];
+    if (s.sequential_on != kNoDevice) {
+      --sequential_reads[s.sequential_on];
+      s.sequential_on = kNoDevice;
+    }
     if (s.holds_links) {
       const Route& r = routes[s.route];
       for (std::uint32_t i = 0; i < r.link_count; ++i) {
@@ -568,11 +585,26 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       const std::uint32_t route = write ? m.find_route(op.peer, op.device, kDiskWriteRoute)
                                         : m.find_route(op.device, op.peer, kDiskReadRoute);
       const DiskModel& disk = m.machine->device(op.device).disk;
+      const bool random = op.pattern == AccessPattern::kRandom && op.block_bytes > 0;
+      Slot& s = m.slots[slot];
+      s.route = route;
+      if (m.sequential_reads.size() < m.machine->devices().size())
+        m.sequential_reads.resize(m.machine->devices().size(), 0);
+      if (!random && !write) {
+        ++m.sequential_reads[op.device];
+        s.sequential_on = op.device;
+      }
+      const double requests = random ? std::ceil(op.bytes / op.block_bytes) : 0;
+      if (random && !write && disk.random_read_wait_beside_sequential_s > 0 && requests >= 1) {
+        // Request by request: each waits behind whatever sequential reads run at its time.
+        s.phase = Phase::kDiskRequests;
+        s.requests_left = static_cast<std::uint32_t>(std::min(requests, 4e9));
+        s.disk = op.device;
+        m.set_timer(sg4::Engine::get_clock() + m.random_read_s(op.device), slot);
+        break;
+      }
       double access_s = disk.access_s;
-      if (op.pattern == AccessPattern::kRandom && op.block_bytes > 0)
-        access_s =
-            std::ceil(op.bytes / op.block_bytes) / (write ? disk.write_iops : disk.read_iops);
-      m.slots[slot].route = route;
+      if (random) access_s = requests / (write ? disk.write_iops : disk.read_iops);
       m.start_op_flow(slot, access_s + m.routes[route].latency_s);
       break;
     }
@@ -581,9 +613,17 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
 
 void SimBackend::on_timer(std::uint32_t slot) {
   Impl& m = *impl_;
-  m.retired.reset();              // safe: no activity's completion is being signalled now
-  m.slots[slot].timer = nullptr;  // SimGrid deletes a timer once it has fired
-  if (m.slots[slot].phase == Phase::kDelayThenComm)
+  m.retired.reset();  // safe: no activity's completion is being signalled now
+  Slot& s = m.slots[slot];
+  s.timer = nullptr;  // SimGrid deletes a timer once it has fired
+  if (s.phase == Phase::kDiskRequests) {
+    if (--s.requests_left > 0)
+      m.set_timer(sg4::Engine::get_clock() + m.random_read_s(s.disk), slot);
+    else  // all requests served: the bytes still cross the disk's link to memory
+      m.start_op_flow(slot, m.routes[s.route].latency_s);
+    return;
+  }
+  if (s.phase == Phase::kDelayThenComm)
     m.start_comm(slot);
   else
     m.finish(slot);

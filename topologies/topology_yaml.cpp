@@ -80,7 +80,8 @@ constexpr std::string_view kDiskKeysData[] = {"name",
                                               "write_bandwidth",
                                               "read_iops",
                                               "write_iops",
-                                              "queues"};
+                                              "queues",
+                                              "random_read_wait_beside_sequential"};
 constexpr Keys kDiskKeys{kDiskKeysData};
 constexpr std::string_view kDiskTypesData[] = {"hdd", "ssd", "nvme"};
 constexpr Keys kDiskTypes{kDiskTypesData};
@@ -451,6 +452,10 @@ DiskModel Reader::parse_disk(const YAML::Node& node, const std::string& what) co
     disk.write_iops = quantity(v, "write_iops", kNumber, Bound::kPositive);
   });
   optional(node, "queues", [&](auto& v) { disk.queues = int(integer(v, "queues", 1, 1 << 16)); });
+  optional(node, "random_read_wait_beside_sequential", [&](auto& v) {
+    disk.random_read_wait_beside_sequential_s =
+        quantity(v, "random_read_wait_beside_sequential", kDuration, Bound::kNonNegative);
+  });
   return disk;
 }
 
@@ -807,6 +812,9 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       out << YAML::Key << "read_iops" << YAML::Value << number_text(k.read_iops);
       out << YAML::Key << "write_iops" << YAML::Value << number_text(k.write_iops);
       out << YAML::Key << "queues" << YAML::Value << k.queues;
+      if (k.random_read_wait_beside_sequential_s > 0)
+        out << YAML::Key << "random_read_wait_beside_sequential" << YAML::Value
+            << duration_text(k.random_read_wait_beside_sequential_s);
       break;
     }
     case DeviceKind::kSwitch:
@@ -962,7 +970,8 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
       differ(p.kind != q.kind || p.access_s != q.access_s ||
                  p.read_bytes_per_s != q.read_bytes_per_s ||
                  p.write_bytes_per_s != q.write_bytes_per_s || p.read_iops != q.read_iops ||
-                 p.write_iops != q.write_iops || p.queues != q.queues,
+                 p.write_iops != q.write_iops || p.queues != q.queues ||
+                 p.random_read_wait_beside_sequential_s != q.random_read_wait_beside_sequential_s,
              at + "disk model");
     }
   }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -178,6 +179,8 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   disk.write_bytes_per_s = in.disk_write_bytes_per_s;
   disk.read_iops = 1.0 / in.disk_random_read_s;
   disk.write_iops = disk.read_iops;  // not measured separately
+  disk.random_read_wait_beside_sequential_s =
+      std::max(0.0, in.disk_random_read_beside_sequential_s - in.disk_random_read_s);
   disk.queues = 2;
 
   Machine m(host_name);
@@ -270,6 +273,32 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                      }
                      return seconds_since(s) / plan.random_reads;
                    }});
+  // The same random reads while another file is read sequentially (1 MiB requests, as the
+  // executor's sequential reads): how long a small request waits behind large ones.
+  std::unique_ptr<DiskFile> streamed;
+  items.push_back({"disk random 4KiB read beside a sequential read", "s", [&] {
+                     DiskFile& f = disk();
+                     if (!streamed) {
+                       streamed = std::make_unique<DiskFile>(scratch + ".seq");
+                       streamed->ensure_size(plan.disk_bytes);
+                     }
+                     std::atomic<bool> stop{false};
+                     std::thread reader([&] {
+                       while (!stop.load(std::memory_order_relaxed))
+                         streamed->read(0, plan.disk_bytes, 0);
+                     });
+                     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                     const std::uint64_t blocks = (64u << 20) / 4096;
+                     const auto s = Clock::now();
+                     for (int i = 0; i < plan.random_reads / 4; ++i) {
+                       rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                       f.read((rng % blocks) * 4096, 4096, 4096);
+                     }
+                     const double per_read_s = seconds_since(s) / (plan.random_reads / 4);
+                     stop = true;
+                     reader.join();
+                     return per_read_s;
+                   }});
   std::unique_ptr<frontend::Context> ctx;
   items.push_back({"host dispatch per op", "s", [&] {
                      // The frontend issuing tiny independent ops: t1 is the issuing cost.
@@ -294,6 +323,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     if (options.on_progress) options.on_progress(++done, items.size());
   }
   file.reset();
+  streamed.reset();
   ctx.reset();
   cpu::set_blas_threads(hw);
 
@@ -327,6 +357,8 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   in.disk_read_bytes_per_s = report.get("disk sequential read").value;
   in.disk_random_read_s = report.get("disk random 4KiB read").value;
   in.disk_access_s = in.disk_random_read_s;
+  in.disk_random_read_beside_sequential_s =
+      report.get("disk random 4KiB read beside a sequential read").value;
   in.dispatch_s = report.get("host dispatch per op").value;
   report.machine = build_profile(in, profile_name());
   report.elapsed_s = seconds_since(t0);

@@ -77,6 +77,8 @@ struct ProfileInputs {
   double disk_write_bytes_per_s = 0;
   double disk_access_s = 0;
   double disk_random_read_s = 0;
+  /// The same beside a sequential read of another file (0: not measured).
+  double disk_random_read_beside_sequential_s = 0;
   double dispatch_s = 0;
 };
 /// cpu0 gets compute_streams streams, a per-stream peak of gemm_flops_per_s_per_stream (the

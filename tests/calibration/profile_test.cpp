@@ -62,6 +62,11 @@ TEST(Profile, TwoMemcpyStreamsSetTheDramOneStreamTheCap) {
   EXPECT_EQ(cpu.copy_stream_bytes_per_s, 8e9);
   ASSERT_EQ(cpu.memory_pass_rates.size(), 2u);
   EXPECT_EQ(cpu.memory_pass_bytes_per_s(8e6), 9e9);
+  in.disk_random_read_beside_sequential_s = 480e-6;  // 80 us alone: 400 us waiting
+  const Machine with_wait = build_profile(in, "x");
+  EXPECT_NEAR(
+      with_wait.device(*with_wait.find_device("disk0")).disk.random_read_wait_beside_sequential_s,
+      400e-6, 1e-12);
   in.memcpy_two_streams_bytes_per_s = 6e9;  // a disturbed two-stream sample: never below one
   EXPECT_NEAR(build_profile(in, "x").device(0).cpu.dram.bytes_per_s(), 16e9, 1);
 }

@@ -427,6 +427,33 @@ TEST(SimBackend, RandomDiskReadMatchesTheDiskModel) {
   expect_close(nvme.request_time_s(64e6, false, false, 4096), simulate(d.machine, g).makespan_s);
 }
 
+TEST(SimBackend, RandomReadsWaitBehindASequentialRead) {
+  DiskModel disk;
+  disk.access_s = 100e-6;
+  disk.read_iops = 10e3;  // 100 us per random read alone
+  disk.read_bytes_per_s = 1e9;
+  disk.random_read_wait_beside_sequential_s = 400e-6;
+  DiskMachine d(disk);
+  const double requests = 100, block = 4096;
+  const Op random =
+      disk_op(OpKind::kDiskRead, d.disk, d.cpu, requests * block, AccessPattern::kRandom, 4096);
+  // Alone: request by request at the drive's IOPS, then the bytes.
+  OpGraph alone;
+  alone.add(random, "random");
+  const double alone_s = simulate_isolated(d.machine, alone, {}).makespan_s;
+  expect_close(requests / 10e3 + requests * block / 1e9, alone_s);
+  // Beside a 200 ms sequential read: every request also waits 400 us, the sequential read
+  // does not slow down (only the random op's few bytes share the media).
+  OpGraph beside;
+  const OpId r = beside.add(random, "random");
+  const OpId seq = beside.add(
+      disk_op(OpKind::kDiskRead, d.disk, d.cpu, 200e6, AccessPattern::kSequential), "sequential");
+  const SimulationResult both = simulate_isolated(d.machine, beside, {});
+  const double random_s = seconds(both.end_ns[r]);
+  EXPECT_NEAR(random_s, requests * (100e-6 + 400e-6) + requests * block / 1e9, 0.5e-3);
+  EXPECT_NEAR(seconds(both.end_ns[seq]), 100e-6 + 200e6 / 1e9, 0.5e-3);
+}
+
 TEST(SimBackend, DiskReadIsLimitedByTheSlowerOfMediaAndLink) {
   const DiskModel nvme = DiskModel::nvme(4, 4);  // ~7 GB/s media
   Machine m("slow link");
