@@ -18,7 +18,8 @@ namespace opsim {
 
 struct CpuBackend::Worker {
   std::thread thread;
-  // Bumped by a launch onto an empty queue from another thread; the worker waits on it.
+  // Bumped (once mutex_ is released) after another thread launched onto the empty queue;
+  // the worker waits on it.
   std::atomic<std::uint32_t> seq{0};
   std::deque<Task> tasks;  // mutex_: launched, not yet started, in stream order
   bool stop = false;       // mutex_
@@ -143,13 +144,12 @@ void CpuBackend::launch(const OpLaunch& l) {
   w.tasks.back().op.device = l.device;
   // A worker looks at its queue under mutex_ before it waits, so only a push onto an empty
   // queue can find it waiting. One that launches onto its own stream (a chain) takes the op
-  // next without waiting. A sleeping worker is woken once mutex_ is released
-  // (unlock_and_wake): woken now, it would block on the mutex, or preempt this thread on its
-  // core while the launches still to make (another stream's next op) wait.
-  if (was_idle && tls_current_worker != &w) {
-    w.seq.fetch_add(1, std::memory_order_release);
-    if (std::find(to_wake_.begin(), to_wake_.end(), &w) == to_wake_.end()) to_wake_.push_back(&w);
-  }
+  // next without waiting. Others are signalled once mutex_ is released (unlock_and_wake):
+  // signalled now, a polling worker would at once block on the mutex, or preempt this
+  // thread on its core while the launches still to make (another stream's next op) wait.
+  if (was_idle && tls_current_worker != &w &&
+      std::find(to_wake_.begin(), to_wake_.end(), &w) == to_wake_.end())
+    to_wake_.push_back(&w);
 }
 
 void CpuBackend::worker_loop(Worker& w) {
@@ -294,7 +294,17 @@ void CpuBackend::wake_caller_if_needed() {
   if (caller_done_ == nullptr || !caller_may_return(*caller_done_)) return;
   caller_done_ = nullptr;
   wake_caller_ = true;
-  caller_seq_.fetch_add(1, std::memory_order_release);
+}
+
+void CpuBackend::Mutex::lock() {
+  // Critical sections are short (a report, an issued op): a thread that finds the mutex
+  // held spins a little before sleeping in the kernel, which would cost the holder a futex
+  // wake-up on unlock, and the sleeper microseconds to wake.
+  for (int i = 0; i < kLockSpins; ++i) {
+    if (backend_.mutex_.try_lock()) return;
+    __builtin_ia32_pause();
+  }
+  backend_.mutex_.lock();
 }
 
 void CpuBackend::unlock_and_wake() {
@@ -302,18 +312,24 @@ void CpuBackend::unlock_and_wake() {
     mutex_.unlock();
     return;
   }
-  // Notified after unlocking, so that a woken thread finds the mutex free.
+  // Signalled after unlocking, so that a woken thread finds the mutex free. A waiter read
+  // its counter under mutex_, before this holder's push, so the bump cannot be missed.
   thread_local std::vector<Worker*> waking;
   waking.swap(to_wake_);
   const bool wake_caller = std::exchange(wake_caller_, false);
   mutex_.unlock();
-  for (Worker* w : waking) w->seq.notify_one();
+  for (Worker* w : waking) {
+    w->seq.fetch_add(1, std::memory_order_release);
+    w->seq.notify_one();
+  }
   waking.clear();
   if (wake_caller) {
-    if (options_.caller_polls)
+    if (options_.caller_polls) {
+      caller_seq_.fetch_add(1, std::memory_order_release);
       caller_seq_.notify_one();
-    else
+    } else {
       caller_cv_.notify_one();
+    }
   }
 }
 
@@ -349,9 +365,12 @@ void CpuBackend::run_until(const std::function<bool()>& done) {
     } else {
       // A condition variable, as MXNet's WaitToRead blocks: no spinning first (unlike
       // std::atomic::wait, which spins and yields for microseconds before sleeping). It
-      // releases mutex_ itself, so the wake-ups this thread's launches deferred go first.
-      for (Worker* w : to_wake_) w->seq.notify_one();
-      to_wake_.clear();
+      // releases mutex_ itself, so the wake-ups this thread's launches deferred go first (a
+      // report in between clears caller_done_, and the wait returns at once).
+      if (!to_wake_.empty()) {
+        lock.unlock();
+        lock.lock();
+      }
       std::unique_lock raw(mutex_, std::adopt_lock);
       caller_cv_.wait(raw, [&] { return caller_done_ == nullptr; });
       raw.release();

@@ -97,10 +97,11 @@ class CpuBackend final : public Backend {
   class Mutex final : public CompletionMutex {
    public:
     explicit Mutex(CpuBackend& backend) : backend_(backend) {}
-    void lock() override { backend_.mutex_.lock(); }
+    void lock() override;
     void unlock() override { backend_.unlock_and_wake(); }
 
    private:
+    static constexpr int kLockSpins = 128;
     CpuBackend& backend_;
   };
 
@@ -137,8 +138,8 @@ class CpuBackend final : public Backend {
   // would cost a futex wake-up and a turn on the mutex per op).
   const std::function<bool()>* caller_done_ = nullptr;  // mutex_; non-null while waiting
   bool wake_caller_ = false;                            // mutex_: notify when unlocking
-  std::atomic<std::uint32_t> caller_seq_{0};            // bumped to wake a polling caller
-  std::condition_variable caller_cv_;                   // wakes a caller blocked on mutex_
+  std::atomic<std::uint32_t> caller_seq_{0};  // bumped after unlocking: wakes a polling caller
+  std::condition_variable caller_cv_;         // wakes a caller blocked on mutex_
 };
 
 }  // namespace opsim

@@ -79,9 +79,6 @@ struct ContextImpl {
       }();
       if (full) scheduler->run_until([&] { return unfinished() < window; });
     }
-    // Worker threads read the graph, the kernel table and the scheduler as they complete ops.
-    std::unique_lock<CompletionMutex> guard;
-    if (real()) guard = scheduler->lock();
     deps.clear();
     for (ArrayState* r : reads)
       if (r->last_writer != ArrayState::kNone) deps.push_back(r->last_writer);
@@ -106,6 +103,9 @@ struct ContextImpl {
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     if (op.stream < 0 && program_op) op.stream = stream_hint;
+    // Worker threads read the graph, the kernel table and the scheduler as they complete ops.
+    std::unique_lock<CompletionMutex> guard;
+    if (real()) guard = scheduler->lock();
     const OpId id = graph.add(op, name);
     for (OpId d : deps) graph.add_dependency(d, id);
     for (ArrayState* r : reads) r->readers.push_back(id);
