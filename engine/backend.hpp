@@ -13,11 +13,24 @@
 
 namespace opsim {
 
-/// Receives completions. Backends call it on the thread that called run_until_idle().
+/// Receives completions. Backends call it on the thread that called run_until_idle(), or, when
+/// they have a completion_mutex(), on any of their threads while holding that mutex.
 class CompletionSink {
  public:
   virtual ~CompletionSink() = default;
   virtual void on_op_completed(OpId op, TimeNs start_ns, TimeNs end_ns) = 0;
+};
+
+/// Serializes every access to a scheduler and its graph with a backend whose own threads report
+/// completions (BasicLockable, for std::unique_lock). Its unlock() may also do the backend's
+/// deferred work, e.g. wake worker threads that the holder launched ops onto.
+class CompletionMutex {
+ public:
+  virtual void lock() = 0;
+  virtual void unlock() = 0;
+
+ protected:
+  ~CompletionMutex() = default;
 };
 
 /// One ready op, placed: `device` is resolved even when the op carried none.
@@ -42,9 +55,10 @@ class Backend {
   /// typically launch more ops, which this call also runs.
   virtual void run_until_idle() = 0;
   /// Runs until `done()` holds or nothing is in flight, whichever comes first; `done` is
-  /// checked between completions. A program's blocking wait (wait_to_read) uses it so that
-  /// independent work keeps running. The default runs until idle, which is correct but
-  /// waits longer than needed.
+  /// checked between completions, under completion_mutex() if there is one (possibly on a
+  /// backend thread: it must only read the scheduler). A program's blocking wait (wait_to_read)
+  /// uses it so that independent work keeps running. The default runs until idle, which is correct
+  /// but waits longer than needed.
   virtual void run_until(const std::function<bool()>& done) {
     (void)done;
     run_until_idle();
@@ -56,6 +70,11 @@ class Backend {
   /// With pipelining an op's alloc_bytes count from its launch, as a framework allocates an
   /// output when it enqueues the kernel; start/end times are still when it really ran.
   virtual bool queues_streams_in_order() const { return false; }
+  /// Non-null when the backend reports completions on threads of its own (a worker that
+  /// finishes an op runs its successors' scheduling itself): whoever touches the scheduler or
+  /// its graph from another thread must hold it. Null (the default): completions arrive only
+  /// inside run_until()/run_until_idle() on the calling thread, and nothing is locked.
+  virtual CompletionMutex* completion_mutex() { return nullptr; }
   /// Current time on the backend's clock (simulated or wall), in nanoseconds since prepare.
   virtual TimeNs now_ns() const = 0;
 };

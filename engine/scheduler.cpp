@@ -10,6 +10,7 @@ Scheduler::Scheduler(const Machine& machine, const OpGraph& graph, Backend& back
     : machine_(machine),
       graph_(graph),
       backend_(backend),
+      completion_mutex_(backend.completion_mutex()),
       options_(options),
       streams_(machine),
       stream_state_(streams_.size()),
@@ -26,6 +27,8 @@ void Scheduler::grow_to(std::size_t ops) {
 }
 
 void Scheduler::submit_all() {
+  // Held over every launch: a worker may finish the first op before the last is submitted.
+  const auto guard = lock();
   grow_to(graph_.size());
   std::vector<OpId> ready;
   for (OpId id = 0; id < graph_.size(); ++id) {
@@ -37,10 +40,11 @@ void Scheduler::submit_all() {
   for (OpId id : ready) make_ready(id);
 }
 
-void Scheduler::submit(OpId op, std::span<const OpId> predecessors) {
+void Scheduler::submit_locked(OpId op, std::span<const OpId> predecessors) {
   grow_to(graph_.size());
   OpState& state = state_.at(op);
-  if (state.remaining != kNotSubmitted) throw std::logic_error("Scheduler::submit: op submitted twice");
+  if (state.remaining != kNotSubmitted)
+    throw std::logic_error("Scheduler::submit: op submitted twice");
   state.remaining = 0;
   ++submitted_count_;
   for (OpId p : predecessors)
@@ -50,9 +54,11 @@ void Scheduler::submit(OpId op, std::span<const OpId> predecessors) {
 
 void Scheduler::run() {
   backend_.run_until_idle();
+  const auto guard = lock();
   if (finished_count_ != submitted_count_)
-    throw std::logic_error("scheduler stalled: " + std::to_string(submitted_count_ - finished_count_) +
-                           " submitted ops never became ready (missing predecessor?)");
+    throw std::logic_error(
+        "scheduler stalled: " + std::to_string(submitted_count_ - finished_count_) +
+        " submitted ops never became ready (missing predecessor?)");
   for (SchedulerObserver* o : observers_) o->on_run_finished(makespan_ns_);
 }
 
@@ -84,7 +90,8 @@ StreamIndex Scheduler::least_loaded(DeviceId device, StreamKind kind) {
 StreamIndex Scheduler::choose_stream(const Op& op, DeviceId device) {
   switch (op.kind) {
     case OpKind::kCompute:
-      if (op.stream >= 0) return streams_.at(device, StreamKind::kCompute, static_cast<std::uint32_t>(op.stream));
+      if (op.stream >= 0)
+        return streams_.at(device, StreamKind::kCompute, static_cast<std::uint32_t>(op.stream));
       return least_loaded(device, StreamKind::kCompute);
     case OpKind::kCopy: {
       // A GPU's DMA engines drive copies: the source GPU's outbound engine, else the
@@ -97,15 +104,18 @@ StreamIndex Scheduler::choose_stream(const Op& op, DeviceId device) {
       }
       if (dst.kind == DeviceKind::kGpu) {
         const std::uint32_t engines = streams_.count(op.peer, StreamKind::kCopy);
-        const std::uint32_t index = op.stream >= 0 ? static_cast<std::uint32_t>(op.stream) : (engines >= 2 ? 1 : 0);
+        const std::uint32_t index =
+            op.stream >= 0 ? static_cast<std::uint32_t>(op.stream) : (engines >= 2 ? 1 : 0);
         return streams_.at(op.peer, StreamKind::kCopy, index);
       }
-      if (op.stream >= 0) return streams_.at(op.device, StreamKind::kCopy, static_cast<std::uint32_t>(op.stream));
+      if (op.stream >= 0)
+        return streams_.at(op.device, StreamKind::kCopy, static_cast<std::uint32_t>(op.stream));
       return least_loaded(op.device, StreamKind::kCopy);
     }
     case OpKind::kDiskRead:
     case OpKind::kDiskWrite:
-      if (op.stream >= 0) return streams_.at(op.device, StreamKind::kIo, static_cast<std::uint32_t>(op.stream));
+      if (op.stream >= 0)
+        return streams_.at(op.device, StreamKind::kIo, static_cast<std::uint32_t>(op.stream));
       return least_loaded(op.device, StreamKind::kIo);
     case OpKind::kHostDispatch:
       return streams_.at(op.device, StreamKind::kHost, 0);
@@ -162,7 +172,8 @@ void Scheduler::change_memory(DeviceId device, double delta_bytes, TimeNs at_ns)
   if (device >= memory_bytes_.size()) return;
   memory_bytes_[device] += delta_bytes;
   peak_memory_bytes_[device] = std::max(peak_memory_bytes_[device], memory_bytes_[device]);
-  for (SchedulerObserver* o : observers_) o->on_memory_changed(device, memory_bytes_[device], at_ns);
+  for (SchedulerObserver* o : observers_)
+    o->on_memory_changed(device, memory_bytes_[device], at_ns);
 }
 
 void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
@@ -176,7 +187,8 @@ void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
   if (op.release_bytes > 0) change_memory(op.result_device(), -op.release_bytes, end_ns);
   if (!observers_.empty()) {
     const DeviceId device = placed_device(id);
-    for (SchedulerObserver* o : observers_) o->on_op_finished(id, device, state.stream, start_ns, end_ns);
+    for (SchedulerObserver* o : observers_)
+      o->on_op_finished(id, device, state.stream, start_ns, end_ns);
   }
 
   StreamState& stream = stream_state_[state.stream];
@@ -199,7 +211,8 @@ void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
     window_waiters_.push_back(state.stream);
   }
   // Streams that waited for a slot go before ops that only just became ready.
-  while (!window_waiters_.empty() && (options_.max_in_flight == 0 || in_flight_ < options_.max_in_flight)) {
+  while (!window_waiters_.empty() &&
+         (options_.max_in_flight == 0 || in_flight_ < options_.max_in_flight)) {
     const StreamIndex s = window_waiters_.front();
     window_waiters_.pop_front();
     stream_state_[s].waiting_for_window = false;

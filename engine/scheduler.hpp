@@ -12,9 +12,10 @@
 #pragma once
 
 #include <deque>
-#include <unordered_map>
 #include <functional>
+#include <mutex>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/backend.hpp"
@@ -32,18 +33,36 @@ class Scheduler final : public CompletionSink {
   Scheduler(const Machine& machine, const OpGraph& graph, Backend& backend,
             SchedulerOptions options = {});
 
-  void add_observer(SchedulerObserver& observer) { observers_.push_back(&observer); }
+  /// Observers are called under lock(), on whichever thread reports a completion.
+  void add_observer(SchedulerObserver& observer) {
+    const auto guard = lock();
+    observers_.push_back(&observer);
+  }
+
+  /// Held while the backend's threads may touch this scheduler: a program that grows the
+  /// graph or reads the scheduler's state while ops run must hold it (the accessors below do
+  /// not lock). An empty lock, which costs nothing, for backends that complete ops only on
+  /// the thread in run() (Backend::completion_mutex). Not recursive.
+  [[nodiscard]] std::unique_lock<CompletionMutex> lock() const {
+    return completion_mutex_ != nullptr ? std::unique_lock(*completion_mutex_)
+                                        : std::unique_lock<CompletionMutex>();
+  }
 
   /// Submits every op of the graph (a static graph). Call once, then run().
   void submit_all();
   /// Submits one op whose predecessors are given (a program that grows the graph as it
   /// runs). Predecessors already finished are not waited for.
-  void submit(OpId op, std::span<const OpId> predecessors);
+  void submit(OpId op, std::span<const OpId> predecessors) {
+    const auto guard = lock();
+    submit_locked(op, predecessors);
+  }
+  /// submit() by a caller that holds lock(), e.g. since it added the op to the graph.
+  void submit_locked(OpId op, std::span<const OpId> predecessors);
   /// Runs until every submitted op has finished.
   void run();
   /// Runs until `done()` holds or nothing is in flight (a blocking wait of a program that
   /// keeps submitting). Unlike run(), it does not require every submitted op to finish and
-  /// does not notify on_run_finished.
+  /// does not notify on_run_finished. `done` is called under lock(); do not lock in it.
   void run_until(const std::function<bool()>& done) { backend_.run_until(done); }
   /// Ops submitted so far (finished or not).
   std::size_t submitted_count() const { return submitted_count_; }
@@ -91,6 +110,7 @@ class Scheduler final : public CompletionSink {
   const Machine& machine_;
   const OpGraph& graph_;
   Backend& backend_;
+  CompletionMutex* const completion_mutex_;  // null: nothing to lock
   SchedulerOptions options_;
   StreamTable streams_;
   std::vector<SchedulerObserver*> observers_;

@@ -9,6 +9,7 @@
 #include <deque>
 #include <filesystem>
 #include <optional>
+#include <utility>
 
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/exec/disk_file.hpp"
@@ -17,10 +18,11 @@ namespace opsim {
 
 struct CpuBackend::Worker {
   std::thread thread;
-  std::atomic<std::uint32_t> seq{0};  // bumped after each push; the worker waits on it
-  std::mutex mutex;
-  std::deque<Task> tasks;  // guarded by mutex: launched, not yet started, in stream order
-  bool stop = false;       // guarded by mutex
+  // Bumped (once mutex_ is released) after another thread launched onto the empty queue;
+  // the worker waits on it.
+  std::atomic<std::uint32_t> seq{0};
+  std::deque<Task> tasks;  // mutex_: launched, not yet started, in stream order
+  bool stop = false;       // mutex_
   StreamIndex stream = 0;
   std::string stream_name;
   // Scratch for ops with no kernel attached; touched only by this worker.
@@ -53,6 +55,9 @@ void spin_then_wait(const std::atomic<std::uint32_t>& counter, std::uint32_t see
   counter.wait(seen, std::memory_order_acquire);
 }
 
+// The worker running on this thread, if any: a launch onto its own stream needs no wake-up.
+thread_local const void* tls_current_worker = nullptr;
+
 bool runs_nothing(const Op& op) {
   return (op.kind == OpKind::kCompute && op.kernel == KernelClass::kNoop) ||
          (op.kind == OpKind::kHostDispatch && op.seconds <= 0);
@@ -67,13 +72,16 @@ CpuBackend::CpuBackend(KernelTable* kernels, CpuBackendOptions options)
     : kernels_(kernels), options_(std::move(options)), t0_(std::chrono::steady_clock::now()) {}
 
 CpuBackend::~CpuBackend() {
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& w : workers_) {
+      if (!w) continue;
+      w->stop = true;
+      w->seq.fetch_add(1, std::memory_order_release);
+    }
+  }
   for (auto& w : workers_) {
     if (!w) continue;
-    {
-      std::lock_guard lock(w->mutex);
-      w->stop = true;
-    }
-    w->seq.fetch_add(1, std::memory_order_release);
     w->seq.notify_one();
     w->thread.join();
   }
@@ -83,7 +91,8 @@ void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
                          const StreamTable& streams, CompletionSink& sink) {
   streams_ = &streams;
   sink_ = &sink;
-  workers_.resize(streams.size());
+  // Grows only: a backend reused by a later scheduler keeps its workers (and their threads).
+  if (workers_.size() < streams.size()) workers_.resize(streams.size());
   int threads = options_.blas_threads;
   if (threads <= 0) {
     const int hw = std::max(1u, std::thread::hardware_concurrency());
@@ -118,66 +127,68 @@ void CpuBackend::launch(const OpLaunch& l) {
   ++in_flight_;
   Kernel kernel = kernels_ != nullptr ? kernels_->take(l.id) : Kernel{};
   if (!kernel && options_.inline_noops && runs_nothing(*l.op)) {
+    // Reported once the scheduler call that launched it returns (never inside launch()).
     const TimeNs t = now_ns();
     inline_done_.push_back(Completion{l.id, t, t});
     return;
   }
   if (!kernel && options_.host_dispatch_on_caller && l.op->kind == OpKind::kHostDispatch) {
+    // A caller waiting in run_until() is woken for it once the launching report is done.
     caller_tasks_.push_back(Task{l.id, *l.op, {}});
     return;
   }
   Worker& w = worker_for(l.stream);
+  const bool was_idle = w.tasks.empty();
   // The op is copied: the graph may grow (and move its ops) while the worker runs.
-  Task task{l.id, *l.op, std::move(kernel)};
-  task.op.device = l.device;
-  {
-    std::lock_guard lock(w.mutex);
-    w.tasks.push_back(std::move(task));
-  }
-  // A polling worker sees the bump at once. Waking a sleeping one is deferred to the end
-  // of the batch of completions being handled: the woken worker may preempt this thread
-  // on its core, and the launches still to make (another stream's next op) would wait
-  // for that op to finish while the other core idles.
-  w.seq.fetch_add(1, std::memory_order_release);
-  if (handling_completions_) {
-    if (std::find(to_wake_.begin(), to_wake_.end(), &w) == to_wake_.end()) to_wake_.push_back(&w);
-  } else {
-    w.seq.notify_one();
-  }
+  w.tasks.push_back(Task{l.id, *l.op, std::move(kernel)});
+  w.tasks.back().op.device = l.device;
+  // A worker looks at its queue under mutex_ before it waits, so only a push onto an empty
+  // queue can find it waiting. One that launches onto its own stream (a chain) takes the op
+  // next without waiting. Others are signalled once mutex_ is released (unlock_and_wake):
+  // signalled now, a polling worker would at once block on the mutex, or preempt this
+  // thread on its core while the launches still to make (another stream's next op) wait.
+  if (was_idle && tls_current_worker != &w &&
+      std::find(to_wake_.begin(), to_wake_.end(), &w) == to_wake_.end())
+    to_wake_.push_back(&w);
 }
 
 void CpuBackend::worker_loop(Worker& w) {
   // Named after its stream (15 characters at most), so perf, top and gdb tell workers apart.
   pthread_setname_np(pthread_self(), ("opsim:" + w.stream_name).substr(0, 15).c_str());
-  Task task;
+  tls_current_worker = &w;
+  std::unique_lock lock(completion_mutex_);
   for (;;) {
-    // Read the counter before looking at the queue: a push after the look changes it, so
-    // the wait below cannot miss it.
-    const std::uint32_t seen = w.seq.load(std::memory_order_acquire);
-    bool have = false;
-    {
-      std::lock_guard lock(w.mutex);
-      if (!w.tasks.empty()) {
-        task = std::move(w.tasks.front());
-        w.tasks.pop_front();
-        have = true;
-      } else if (w.stop) {
-        return;
-      }
-    }
-    if (!have) {
+    if (w.stop) return;
+    if (w.tasks.empty()) {
+      // Read under mutex_: a push after this look bumps it, so the wait cannot miss it.
+      const std::uint32_t seen = w.seq.load(std::memory_order_relaxed);
+      lock.unlock();
       spin_then_wait(w.seq, seen);
+      lock.lock();
       continue;
     }
+    Task task = std::move(w.tasks.front());
+    w.tasks.pop_front();
+    lock.unlock();
     const TimeNs start = now_ns();
+    std::exception_ptr failure;
     try {
       execute(w, task);
     } catch (...) {
-      std::lock_guard lock(done_mutex_);
-      if (!error_) error_ = std::current_exception();
+      failure = std::current_exception();
     }
     task.kernel = nullptr;  // release captured buffers before the op is reported done
-    post(Completion{task.id, start, now_ns()});
+    const TimeNs end = now_ns();
+    lock.lock();
+    if (failure && !error_) error_ = failure;
+    // This thread runs the scheduler's reaction itself: successors launched onto this
+    // stream are this loop's next tasks.
+    try {
+      report(Completion{task.id, start, end});
+    } catch (...) {  // nobody to throw to here: the caller rethrows it from run_until()
+      if (!error_) error_ = std::current_exception();
+    }
+    wake_caller_if_needed();
   }
 }
 
@@ -226,7 +237,7 @@ void CpuBackend::execute(Worker& w, Task& task) {
           if (c == '/') c = '-';
         w.disk = std::make_unique<DiskFile>((dir / file).string());
         if (!w.disk->note().empty()) {
-          std::lock_guard lock(done_mutex_);
+          std::lock_guard lock(mutex_);
           disk_note_ = w.disk->note();
         }
       }
@@ -257,56 +268,69 @@ void CpuBackend::execute(Worker& w, Task& task) {
   }
 }
 
-void CpuBackend::post(const Completion& completion) {
-  bool caller_blocked = false;
-  {
-    std::lock_guard lock(done_mutex_);
-    done_.push_back(completion);
-    caller_blocked = caller_blocked_;
-  }
-  done_seq_.fetch_add(1, std::memory_order_release);
-  if (caller_blocked)
-    done_cv_.notify_one();
-  else
-    done_seq_.notify_one();
+void CpuBackend::report(const Completion& c) {
+  --in_flight_;
+  sink_->on_op_completed(c.id, c.start_ns, c.end_ns);
+  report_inline_noops();
 }
 
-// Reports every completion available now; true if any was reported.
-bool CpuBackend::drain() {
-  bool any = false;
-  for (;;) {
-    batch_.clear();
-    if (!inline_done_.empty()) {
-      batch_.swap(inline_done_);
+void CpuBackend::report_inline_noops() {
+  while (!inline_done_.empty()) {
+    inline_batch_.clear();
+    inline_batch_.swap(inline_done_);
+    for (const Completion& c : inline_batch_) {
+      --in_flight_;
+      sink_->on_op_completed(c.id, c.start_ns, c.end_ns);
+    }
+  }
+}
+
+bool CpuBackend::caller_may_return(const std::function<bool()>& done) const {
+  // After a kernel error the caller waits for nothing in flight, then rethrows.
+  return in_flight_ == 0 || !caller_tasks_.empty() || (!error_ && done());
+}
+
+void CpuBackend::wake_caller_if_needed() {
+  if (caller_done_ == nullptr || !caller_may_return(*caller_done_)) return;
+  caller_done_ = nullptr;
+  wake_caller_ = true;
+}
+
+void CpuBackend::Mutex::lock() {
+  // Critical sections are short (a report, an issued op): a thread that finds the mutex
+  // held spins a little before sleeping in the kernel, which would cost the holder a futex
+  // wake-up on unlock, and the sleeper microseconds to wake.
+  for (int i = 0; i < kLockSpins; ++i) {
+    if (backend_.mutex_.try_lock()) return;
+    __builtin_ia32_pause();
+  }
+  backend_.mutex_.lock();
+}
+
+void CpuBackend::unlock_and_wake() {
+  if (to_wake_.empty() && !wake_caller_) {
+    mutex_.unlock();
+    return;
+  }
+  // Signalled after unlocking, so that a woken thread finds the mutex free. A waiter read
+  // its counter under mutex_, before this holder's push, so the bump cannot be missed.
+  thread_local std::vector<Worker*> waking;
+  waking.swap(to_wake_);
+  const bool wake_caller = std::exchange(wake_caller_, false);
+  mutex_.unlock();
+  for (Worker* w : waking) {
+    w->seq.fetch_add(1, std::memory_order_release);
+    w->seq.notify_one();
+  }
+  waking.clear();
+  if (wake_caller) {
+    if (options_.caller_polls) {
+      caller_seq_.fetch_add(1, std::memory_order_release);
+      caller_seq_.notify_one();
     } else {
-      std::lock_guard lock(done_mutex_);
-      if (error_) {
-        std::exception_ptr e = error_;
-        error_ = nullptr;
-        std::rethrow_exception(e);
-      }
-      batch_.swap(done_);
+      caller_cv_.notify_one();
     }
-    if (batch_.empty()) return any;
-    any = true;
-    handling_completions_ = true;
-    try {
-      for (const Completion& c : batch_) {
-        --in_flight_;
-        sink_->on_op_completed(c.id, c.start_ns, c.end_ns);
-      }
-    } catch (...) {
-      wake_deferred();
-      throw;
-    }
-    wake_deferred();
   }
-}
-
-void CpuBackend::wake_deferred() {
-  handling_completions_ = false;
-  for (Worker* w : to_wake_) w->seq.notify_one();
-  to_wake_.clear();
 }
 
 void CpuBackend::run_until_idle() {
@@ -314,41 +338,55 @@ void CpuBackend::run_until_idle() {
 }
 
 void CpuBackend::run_until(const std::function<bool()>& done) {
+  std::unique_lock lock(completion_mutex_);
   if (sink_ == nullptr) return;
   for (;;) {
-    const std::uint32_t seq = done_seq_.load(std::memory_order_acquire);
-    const bool any = drain();
-    if (done()) return;
-    if (in_flight_ == 0) return;
-    if (any) continue;
+    report_inline_noops();  // e.g. frees the program submitted
+    if (in_flight_ == 0 || (!error_ && done())) break;
     if (!caller_tasks_.empty()) {
-      // The program's own dispatch work, run after every launch of the batch is made.
+      // The program's own dispatch work, on the program's thread.
       Task task = std::move(caller_tasks_.front());
       caller_tasks_.pop_front();
+      lock.unlock();
       const TimeNs start = now_ns();
       cpu::busy_wait(task.op.seconds);
-      inline_done_.push_back(Completion{task.id, start, now_ns()});
+      const TimeNs end = now_ns();
+      lock.lock();
+      report(Completion{task.id, start, end});
       continue;
     }
+    // Wait until a worker's report makes caller_may_return() hold; it clears caller_done_.
+    caller_done_ = &done;
     if (options_.caller_polls) {
-      spin_then_wait(done_seq_, seq);
+      const std::uint32_t seen = caller_seq_.load(std::memory_order_relaxed);
+      lock.unlock();
+      spin_then_wait(caller_seq_, seen);
+      lock.lock();
     } else {
       // A condition variable, as MXNet's WaitToRead blocks: no spinning first (unlike
-      // std::atomic::wait, which spins and yields for microseconds before sleeping).
-      std::unique_lock lock(done_mutex_);
-      caller_blocked_ = true;
-      done_cv_.wait(lock, [&] { return !done_.empty() || error_ != nullptr; });
-      caller_blocked_ = false;
+      // std::atomic::wait, which spins and yields for microseconds before sleeping). It
+      // releases mutex_ itself, so the wake-ups this thread's launches deferred go first (a
+      // report in between clears caller_done_, and the wait returns at once).
+      if (!to_wake_.empty()) {
+        lock.unlock();
+        lock.lock();
+      }
+      std::unique_lock raw(mutex_, std::adopt_lock);
+      caller_cv_.wait(raw, [&] { return caller_done_ == nullptr; });
+      raw.release();
     }
+    caller_done_ = nullptr;
   }
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 std::string CpuBackend::disk_note() const {
-  std::lock_guard lock(done_mutex_);
+  std::lock_guard lock(mutex_);
   return disk_note_;
 }
 
 std::size_t CpuBackend::worker_count() const {
+  std::lock_guard lock(mutex_);
   std::size_t n = 0;
   for (const auto& w : workers_) n += w ? 1 : 0;
   return n;

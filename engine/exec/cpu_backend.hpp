@@ -1,8 +1,11 @@
 // The real executor on the host: one worker thread per stream the scheduler uses (each
 // worker runs its stream's ops in launch order, from a FIFO), real
 // OpenBLAS GEMM, elementwise loops, memcpy, O_DIRECT file I/O and busy host dispatch.
-// Workers post completions to a queue; run_until_idle() pops them on the calling thread
-// and hands them to the CompletionSink, which launches successors.
+// A worker that finishes an op reports it to the CompletionSink itself, under the backend's
+// completion mutex, and the sink launches successors from there: a successor launched onto
+// the same stream is simply the worker's next op, with no hand-off between threads (as
+// oneTBB runs a successor on the thread that finished its predecessor). The thread in
+// run_until() only waits, runs host-dispatch ops and rethrows kernel errors.
 //
 //   KernelTable kernels;                  // real data: per-op closures (optional)
 //   CpuBackend backend(&kernels);
@@ -62,16 +65,17 @@ class CpuBackend final : public Backend {
   std::string_view name() const override { return "real"; }
   void prepare(const Machine& machine, const OpGraph& graph, const StreamTable& streams,
                CompletionSink& sink) override;
+  /// Called under completion_mutex() (the scheduler holds it).
   void launch(const OpLaunch& launch) override;
   void run_until_idle() override;
-  /// Runs until `done()` holds (checked after each batch of completions) or nothing is in
-  /// flight. A kernel's exception is rethrown here, on the calling thread.
+  /// Runs until `done()` holds or nothing is in flight. A kernel's exception is rethrown
+  /// here, on the calling thread, once nothing is in flight (workers may still be reporting
+  /// to the scheduler until then).
   void run_until(const std::function<bool()>& done) override;
   TimeNs now_ns() const override;
   bool queues_streams_in_order() const override { return options_.pipeline_streams; }
+  CompletionMutex* completion_mutex() override { return &completion_mutex_; }
 
-  /// Ops started and not yet reported.
-  std::uint64_t in_flight() const { return in_flight_; }
   /// Non-empty when a disk op could not use O_DIRECT (why, and what that means).
   std::string disk_note() const;
   /// Worker threads started so far (one per stream that ran an op off the calling thread).
@@ -89,34 +93,53 @@ class CpuBackend final : public Backend {
     TimeNs end_ns;
   };
   struct Worker;
+  // mutex_, plus the wake-ups that launches deferred until it is released.
+  class Mutex final : public CompletionMutex {
+   public:
+    explicit Mutex(CpuBackend& backend) : backend_(backend) {}
+    void lock() override;
+    void unlock() override { backend_.unlock_and_wake(); }
+
+   private:
+    static constexpr int kLockSpins = 128;
+    CpuBackend& backend_;
+  };
 
   Worker& worker_for(StreamIndex stream);
   void worker_loop(Worker& worker);
   void execute(Worker& worker, Task& task);
-  void post(const Completion& completion);
-  bool drain();
-  void wake_deferred();
+  // The rest run under mutex_.
+  void report(const Completion& completion);
+  void report_inline_noops();
+  void wake_caller_if_needed();
+  bool caller_may_return(const std::function<bool()>& done) const;
+  void unlock_and_wake();
 
   KernelTable* kernels_;
   CpuBackendOptions options_;
   const StreamTable* streams_ = nullptr;
-  CompletionSink* sink_ = nullptr;
   std::chrono::steady_clock::time_point t0_;
-  std::vector<std::unique_ptr<Worker>> workers_;
-  std::uint64_t in_flight_ = 0;
-  std::vector<Completion> inline_done_;  // calling thread only
-  std::vector<Completion> batch_;        // calling thread only
-  bool handling_completions_ = false;    // calling thread only: launches defer wake-ups
-  std::vector<Worker*> to_wake_;         // calling thread only
-  std::deque<Task> caller_tasks_;        // calling thread only: host dispatch, in order
 
-  mutable std::mutex done_mutex_;
-  std::vector<Completion> done_;  // guarded by done_mutex_
-  std::exception_ptr error_;      // guarded by done_mutex_
-  std::string disk_note_;         // guarded by done_mutex_
-  std::atomic<std::uint32_t> done_seq_{0};
-  std::condition_variable done_cv_;  // wakes a caller blocked without polling
-  bool caller_blocked_ = false;      // guarded by done_mutex_
+  // Every access to the scheduler, its graph and the kernel table, and everything below
+  // marked so, holds mutex_ (through completion_mutex_, whose unlock wakes deferred workers).
+  mutable std::mutex mutex_;
+  Mutex completion_mutex_{*this};
+  CompletionSink* sink_ = nullptr;                // mutex_
+  std::vector<std::unique_ptr<Worker>> workers_;  // mutex_ (each worker's tasks too)
+  std::uint64_t in_flight_ = 0;                   // mutex_
+  std::vector<Completion> inline_done_;           // mutex_: no-ops not yet reported
+  std::vector<Completion> inline_batch_;          // mutex_: the ones being reported
+  std::deque<Task> caller_tasks_;                 // mutex_: host dispatch, in order
+  std::vector<Worker*> to_wake_;                  // mutex_: woken once it is released
+  std::exception_ptr error_;                      // mutex_: the first kernel error
+  std::string disk_note_;                         // mutex_
+  // The thread in run_until(), when it waits: what it waits for, checked by the thread that
+  // reports a completion, which then wakes it (and only then: a caller woken per completion
+  // would cost a futex wake-up and a turn on the mutex per op).
+  const std::function<bool()>* caller_done_ = nullptr;  // mutex_; non-null while waiting
+  bool wake_caller_ = false;                            // mutex_: notify when unlocking
+  std::atomic<std::uint32_t> caller_seq_{0};  // bumped after unlocking: wakes a polling caller
+  std::condition_variable caller_cv_;         // wakes a caller blocked on mutex_
 };
 
 }  // namespace opsim

@@ -21,8 +21,8 @@ using Kernel = std::function<void()>;
 
 class KernelTable {
  public:
-  /// Attaches `kernel` to `op`; replaces any kernel attached before. Not thread-safe: call
-  /// on the thread that drives the scheduler.
+  /// Attaches `kernel` to `op`; replaces any kernel attached before. Not thread-safe: while
+  /// ops run, call under the scheduler's lock() (backends take() kernels under it).
   void set(OpId op, Kernel kernel) {
     if (kernels_.size() <= op) kernels_.resize(static_cast<std::size_t>(op) + 1);
     kernels_[op] = std::move(kernel);

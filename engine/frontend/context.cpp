@@ -37,9 +37,13 @@ struct ContextImpl {
   }
 
   ~ContextImpl() {
-    if (scheduler) {
+    if (!scheduler) return;
+    // Until nothing is in flight: workers report to the scheduler, which dies first. Each
+    // kernel error is rethrown once, so this ends.
+    for (;;) {
       try {
         scheduler->run_until([] { return false; });
+        return;
       } catch (...) {  // a kernel failed and nobody waited: nothing left to report it to
       }
     }
@@ -47,6 +51,7 @@ struct ContextImpl {
 
   bool real() const { return options.mode == Mode::kReal; }
 
+  /// Real mode; call holding scheduler->lock() (or from a run_until condition).
   std::size_t unfinished() const {
     return scheduler->submitted_count() - scheduler->finished_count();
   }
@@ -66,9 +71,13 @@ struct ContextImpl {
   /// Records `op` reading `reads` and writing `write`, with `kernel` as its real work.
   OpId issue(Op op, std::string_view name, std::initializer_list<ArrayState*> reads,
              ArrayState* write, Kernel kernel, bool program_op = true) {
-    if (real() && options.max_in_flight_ops != 0 && unfinished() >= options.max_in_flight_ops) {
+    if (real() && options.max_in_flight_ops != 0) {
       const std::size_t window = options.max_in_flight_ops;
-      scheduler->run_until([&] { return unfinished() < window; });
+      const bool full = [&] {
+        const auto guard = scheduler->lock();
+        return unfinished() >= window;
+      }();
+      if (full) scheduler->run_until([&] { return unfinished() < window; });
     }
     deps.clear();
     for (ArrayState* r : reads)
@@ -94,6 +103,9 @@ struct ContextImpl {
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     if (op.stream < 0 && program_op) op.stream = stream_hint;
+    // Worker threads read the graph, the kernel table and the scheduler as they complete ops.
+    std::unique_lock<CompletionMutex> guard;
+    if (real()) guard = scheduler->lock();
     const OpId id = graph.add(op, name);
     for (OpId d : deps) graph.add_dependency(d, id);
     for (ArrayState* r : reads) r->readers.push_back(id);
@@ -107,7 +119,7 @@ struct ContextImpl {
     }
     if (real()) {
       if (kernel) kernels.set(id, std::move(kernel));
-      scheduler->submit(id, deps);
+      scheduler->submit_locked(id, deps);
     }
     return id;
   }
@@ -116,6 +128,7 @@ struct ContextImpl {
     if (op == ArrayState::kNone) return;
     if (real()) {
       scheduler->run_until([&] { return scheduler->finished(op); });
+      const auto guard = scheduler->lock();
       if (!scheduler->finished(op))
         throw std::logic_error("wait_to_read: op never finished (scheduler stalled)");
     } else {
@@ -126,8 +139,9 @@ struct ContextImpl {
 
   void wait_all() {
     if (real()) {
-      if (scheduler) scheduler->run_until([] { return false; });
-      if (scheduler && unfinished() != 0)
+      scheduler->run_until([] { return false; });
+      const auto guard = scheduler->lock();
+      if (unfinished() != 0)
         throw std::logic_error("waitall: ops never finished (scheduler stalled)");
     } else {
       add_host_op(0, "waitall", since_barrier);
@@ -380,7 +394,10 @@ TimeNs Context::now_ns() const {
   return impl_->backend ? impl_->backend->now_ns() : 0;
 }
 double Context::peak_memory_bytes(DeviceRef device) const {
-  return impl_->scheduler ? impl_->scheduler->peak_memory_bytes(resolve(device)) : 0.0;
+  if (!impl_->scheduler) return 0.0;
+  const DeviceId id = resolve(device);
+  const auto guard = impl_->scheduler->lock();
+  return impl_->scheduler->peak_memory_bytes(id);
 }
 std::size_t Context::issued_ops() const {
   return impl_->program_ops.size();

@@ -87,7 +87,8 @@ class Context {
   Mode mode() const;
   const Machine& machine() const;
   const OpGraph& graph() const;
-  /// The live scheduler of a real run (null when recording).
+  /// The live scheduler of a real run (null when recording). Its state changes on worker
+  /// threads while ops run: read it after a wait, or under its lock().
   const Scheduler* scheduler() const;
   DeviceId resolve(DeviceRef device) const;
   /// Real: wall time since the first op (ns). Recording: 0.
