@@ -62,10 +62,10 @@ TEST(ExecExperiments, CpuGpuWithoutBarrierOverlapsTheGroups) {
   // No GPU here: the second group runs on a second CPU stream, each group's GEMMs on one
   // thread. Without the barrier the second group starts while the first still runs, with it
   // only after the first has finished, and the run takes less than the groups one after the
-  // other (measured here: 27-36 ms against 61-65 ms; fastest of 3 on 2 shared vCPUs).
+  // other (measured here: 30-42 ms against 59-63 ms; fastest of 5 on 2 shared vCPUs).
   ExperimentOptions o;
-  o.matmul_n = 384;
-  o.repeats = 3;
+  o.matmul_n = 512;
+  o.repeats = 5;
   const ExperimentResult r = run_experiment("cpu-gpu", o);
   print(r);
   ASSERT_EQ(r.variants.size(), 4u);
