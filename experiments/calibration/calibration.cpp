@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -127,6 +128,60 @@ const Measurement& CalibrationReport::get(const std::string& name) const {
   for (const Measurement& m : measurements)
     if (m.name == name) return m;
   throw std::out_of_range("no measurement '" + name + "'");
+}
+
+ProfileInputs profile_inputs(const Machine& profile) {
+  const auto cpu_id = profile.find_device("cpu0");
+  const auto disk_id = profile.find_device("disk0");
+  if (!cpu_id || !disk_id)
+    throw std::invalid_argument("profile '" + profile.name() + "' has no cpu0 and disk0");
+  const CpuModel& cpu = profile.device(*cpu_id).cpu;
+  const DiskModel& disk = profile.device(*disk_id).disk;
+  ProfileInputs in;
+  in.hardware_threads = cpu.cores;
+  in.compute_streams = cpu.compute_streams;
+  in.gemm_flops_per_s_per_stream =
+      cpu.peak_flops_per_s() * cpu.efficiency / std::max(1, cpu.compute_streams);
+  in.elementwise_bytes_per_s = cpu.efficiency * cpu.dram.bytes_per_s();
+  in.memory_pass_rates = cpu.memory_pass_rates;
+  in.memcpy_two_streams_bytes_per_s = cpu.dram.bytes_per_s() / 2;
+  in.memcpy_bytes_per_s = cpu.copy_stream_bytes_per_s > 0 ? cpu.copy_stream_bytes_per_s
+                                                          : in.memcpy_two_streams_bytes_per_s;
+  in.first_access_s = cpu.dram.first_access_s;
+  in.dispatch_s = cpu.dispatch_s;
+  in.disk_read_bytes_per_s = disk.read_bytes_per_s;
+  in.disk_write_bytes_per_s = disk.write_bytes_per_s;
+  in.disk_access_s = disk.access_s;
+  in.disk_random_read_s = 1.0 / disk.read_iops;
+  in.disk_random_read_beside_sequential_s =
+      in.disk_random_read_s + disk.random_read_wait_beside_sequential_s;
+  return in;
+}
+
+std::vector<std::string> groups_used_by(const OpGraph& graph) {
+  std::set<std::string> groups;
+  for (OpId id = 0; id < graph.size(); ++id) {
+    const Op& op = graph.op(id);
+    switch (op.kind) {
+      case OpKind::kCompute:
+        if (op.kernel == KernelClass::kGemm)
+          groups.insert("gemm");
+        else if (op.kernel != KernelClass::kNoop)
+          groups.insert("elementwise");
+        break;
+      case OpKind::kCopy:
+        groups.insert("memcpy");
+        break;
+      case OpKind::kDiskRead:
+      case OpKind::kDiskWrite:
+        groups.insert("disk");
+        break;
+      case OpKind::kHostDispatch:
+        groups.insert("host dispatch");
+        break;
+    }
+  }
+  return {groups.begin(), groups.end()};
 }
 
 std::string profile_name() {
@@ -313,6 +368,16 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                      return issue_s / plan.dispatch_ops;
                    }});
 
+  if (!options.only.empty()) {
+    // A targeted calibration: the groups asked for; the base profile gives the rest.
+    if (options.base == nullptr)
+      throw std::invalid_argument("calibrate: measuring only some groups needs a base profile");
+    std::erase_if(items, [&](const Item& item) {
+      for (const std::string& group : options.only)
+        if (item.name.rfind(group, 0) == 0) return false;
+      return true;
+    });
+  }
   std::size_t done = 0;
   for (const Item& item : items) {
     Measurement m{item.name, item.unit, {}, 0, 0};
@@ -327,39 +392,53 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   ctx.reset();
   cpu::set_blas_threads(hw);
 
-  ProfileInputs in;
+  ProfileInputs in = options.base != nullptr ? profile_inputs(*options.base) : ProfileInputs{};
   in.hardware_threads = hw;
-  // GEMM: how many ops really run at once (the all-thread / one-thread ratio) and what one
-  // op gets, each the median over the sizes from 512 up (small GEMMs are overhead-bound),
-  // which steadies them on a shared machine.
-  std::vector<double> one, all;
-  for (std::size_t n : plan.gemm_sizes) {
-    if (n < 512) continue;
-    one.push_back(report.get("gemm " + std::to_string(n) + " x1 thread").value);
-    all.push_back(
-        report.get("gemm " + std::to_string(n) + " x" + std::to_string(hw) + " thread").value);
+  auto measured = [&](const std::string& name) {
+    for (const Measurement& m : report.measurements)
+      if (m.name == name) return true;
+    return false;
+  };
+  if (measured("gemm " + std::to_string(plan.gemm_sizes.back()) + " x1 thread")) {
+    // GEMM: how many ops really run at once (the all-thread / one-thread ratio) and what
+    // one op gets, each the median over the sizes from 512 up (small GEMMs are
+    // overhead-bound), which steadies them on a shared machine.
+    std::vector<double> one, all;
+    for (std::size_t n : plan.gemm_sizes) {
+      if (n < 512) continue;
+      one.push_back(report.get("gemm " + std::to_string(n) + " x1 thread").value);
+      all.push_back(
+          report.get("gemm " + std::to_string(n) + " x" + std::to_string(hw) + " thread").value);
+    }
+    const double one_rate = median(one), all_rate = median(all);
+    in.compute_streams = std::clamp(static_cast<int>(std::lround(all_rate / one_rate)), 1, hw);
+    in.gemm_flops_per_s_per_stream =
+        in.compute_streams == hw ? one_rate : all_rate / in.compute_streams;
   }
-  const double one_rate = median(one), all_rate = median(all);
-  in.compute_streams = std::clamp(static_cast<int>(std::lround(all_rate / one_rate)), 1, hw);
-  in.gemm_flops_per_s_per_stream =
-      in.compute_streams == hw ? one_rate : all_rate / in.compute_streams;
-  in.elementwise_bytes_per_s = report.get("elementwise 1 thread").value;
-  for (std::size_t bytes : pass_sizes)
+  if (measured("elementwise 1 thread")) {
+    in.elementwise_bytes_per_s = report.get("elementwise 1 thread").value;
+    in.memory_pass_rates.clear();
+    for (std::size_t bytes : pass_sizes)
+      in.memory_pass_rates.push_back(
+          {static_cast<double>(bytes),
+           report.get("elementwise " + std::to_string(bytes >> 20) + " MiB").value});
     in.memory_pass_rates.push_back(
-        {static_cast<double>(bytes),
-         report.get("elementwise " + std::to_string(bytes >> 20) + " MiB").value});
-  in.memory_pass_rates.push_back(
-      {static_cast<double>(plan.memcpy_bytes), in.elementwise_bytes_per_s});
-  in.memcpy_bytes_per_s = report.get("memcpy 1 stream").value;
-  in.memcpy_two_streams_bytes_per_s = report.get("memcpy 2 streams").value;
-  in.first_access_s = report.get("dram first access").value;
-  in.disk_write_bytes_per_s = report.get("disk sequential write").value;
-  in.disk_read_bytes_per_s = report.get("disk sequential read").value;
-  in.disk_random_read_s = report.get("disk random 4KiB read").value;
-  in.disk_access_s = in.disk_random_read_s;
-  in.disk_random_read_beside_sequential_s =
-      report.get("disk random 4KiB read beside a sequential read").value;
-  in.dispatch_s = report.get("host dispatch per op").value;
+        {static_cast<double>(plan.memcpy_bytes), in.elementwise_bytes_per_s});
+  }
+  if (measured("memcpy 1 stream")) {
+    in.memcpy_bytes_per_s = report.get("memcpy 1 stream").value;
+    in.memcpy_two_streams_bytes_per_s = report.get("memcpy 2 streams").value;
+  }
+  if (measured("dram first access")) in.first_access_s = report.get("dram first access").value;
+  if (measured("disk sequential write")) {
+    in.disk_write_bytes_per_s = report.get("disk sequential write").value;
+    in.disk_read_bytes_per_s = report.get("disk sequential read").value;
+    in.disk_random_read_s = report.get("disk random 4KiB read").value;
+    in.disk_access_s = in.disk_random_read_s;
+    in.disk_random_read_beside_sequential_s =
+        report.get("disk random 4KiB read beside a sequential read").value;
+  }
+  if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
   report.machine = build_profile(in, profile_name());
   report.elapsed_s = seconds_since(t0);
   return report;

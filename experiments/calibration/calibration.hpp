@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/op_graph.hpp"
 #include "experiments/calibration/accuracy.hpp"
 #include "hw_models/machine.hpp"
 
@@ -34,6 +35,11 @@ struct CalibrationOptions {
   std::string scratch_dir;  ///< disk scratch files; empty: the system temp directory
   /// Called after each measured parameter (done, total) for a progress bar.
   std::function<void(std::size_t, std::size_t)> on_progress;
+  /// Measure only the groups named here (measurement-name prefixes: "gemm", "elementwise",
+  /// "memcpy", "dram", "disk", "host dispatch"), taking every other parameter from `base`;
+  /// empty: everything. A suite recalibrates what a workload uses right before running it.
+  std::vector<std::string> only;
+  const Machine* base = nullptr;  ///< required with `only`
 };
 
 /// One measured quantity: every sample, the median used, and whether it was noisy.
@@ -88,6 +94,14 @@ struct ProfileInputs {
 /// that memory-bound kernels take bytes / elementwise_bytes_per_s, or the rate measured for
 /// their working set when memory_pass_rates has some; disk0 the disk figures.
 Machine build_profile(const ProfileInputs& inputs, const std::string& host_name);
+
+/// The inputs build_profile() turns into `profile` (its inverse): what a targeted
+/// calibration keeps of a profile. Throws std::invalid_argument without cpu0 and disk0.
+ProfileInputs profile_inputs(const Machine& profile);
+
+/// Calibration groups a workload's ops depend on ("gemm", "elementwise", "memcpy", "disk",
+/// "host dispatch"), for CalibrationOptions::only.
+std::vector<std::string> groups_used_by(const OpGraph& graph);
 
 /// The host name, made safe for a machine name ("calibrated-<hostname>").
 std::string profile_name();

@@ -27,8 +27,12 @@ std::string format_value(const calibration::Measurement& m) {
 
 calibration::CalibrationReport calibrate_report(bool quick, int repeats,
                                                 const std::string& scratch_dir,
-                                                calibration::Statistic statistic) {
+                                                calibration::Statistic statistic,
+                                                const Machine* base = nullptr,
+                                                std::vector<std::string> only = {}) {
   calibration::CalibrationOptions options;
+  options.base = base;
+  options.only = std::move(only);
   options.quick = quick;
   options.repeats = repeats;
   options.scratch_dir = scratch_dir;
@@ -51,6 +55,12 @@ calibration::CalibrationReport calibrate_report(bool quick, int repeats,
 Machine calibrate_with_progress(bool quick, int repeats, const std::string& scratch_dir,
                                 calibration::Statistic statistic) {
   return calibrate_report(quick, repeats, scratch_dir, statistic).machine;
+}
+
+Machine calibrate_groups(const Machine& base, const std::vector<std::string>& groups,
+                         const std::string& scratch_dir, calibration::Statistic statistic) {
+  if (groups.empty()) return base;
+  return calibrate_report(false, 0, scratch_dir, statistic, &base, groups).machine;
 }
 
 calibration::Statistic statistic_option(const std::string& text) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "experiments/calibration/accuracy.hpp"
 #include "hw_models/machine.hpp"
@@ -23,6 +24,10 @@ int run_calibrate_command(const CalibrateCommandOptions& options);
 /// Calibrates (quick or not) with a progress bar on stderr and returns the profile.
 Machine calibrate_with_progress(bool quick, int repeats, const std::string& scratch_dir,
                                 calibration::Statistic statistic);
+/// `base` with the calibration groups in `groups` measured again (full sizes and repeats),
+/// with a progress bar on stderr.
+Machine calibrate_groups(const Machine& base, const std::vector<std::string>& groups,
+                         const std::string& scratch_dir, calibration::Statistic statistic);
 /// Parses --statistic; throws InputError naming the flag.
 calibration::Statistic statistic_option(const std::string& text);
 

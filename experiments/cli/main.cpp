@@ -175,8 +175,10 @@ int main(int argc, char** argv) {
       ->add_option("--statistic", validate.statistic,
                    "median real run, or best (the fastest; quick calibrations take best samples)")
       ->capture_default_str();
-  validate_cmd->add_flag("--recalibrate", validate.recalibrate,
-                         "Suite: calibrate quickly before each workload (shared machines)");
+  validate_cmd->add_flag(
+      "--recalibrate", validate.recalibrate,
+      "Suite: right before each workload, measure again what its ops use (the profile "
+      "gives the rest), so both see a shared host in the same state");
   validate_cmd->add_option("--scratch-dir", validate.scratch_dir,
                            "Directory for disk scratch files (default: temp directory)");
 

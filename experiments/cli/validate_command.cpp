@@ -10,6 +10,7 @@
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "experiments/calibration/accuracy.hpp"
+#include "experiments/calibration/calibration.hpp"
 #include "experiments/calibration/validation.hpp"
 #include "experiments/cli/calibrate_command.hpp"
 #include "experiments/cli/process_pool.hpp"
@@ -117,9 +118,12 @@ int run_suite_recalibrating(const ValidateCommandOptions& o, const std::string& 
   std::vector<ValidationResult> results;
   for (std::size_t i = 0; i < workloads.size(); ++i) {
     std::cerr << "opsim validate: " << workloads[i].name << "\n";
-    const Machine profile =
-        i == 0 ? first
-               : calibrate_with_progress(true, 0, o.scratch_dir, statistic_option(o.statistic));
+    // Right before the workload runs, measure again what its ops depend on (full sizes and
+    // repeats, as `opsim calibrate`), so that calibration and real runs see the host in the
+    // same state; the rest of the profile stays as given.
+    const Machine profile = calibrate_groups(
+        first, calibration::groups_used_by(build_workload_graph(workloads[i], first)),
+        o.scratch_dir, statistic_option(o.statistic));
     calibration::ValidationOptions vo;
     vo.repeats = o.repeats;
     vo.min_real_s = o.min_real_s;
@@ -129,8 +133,8 @@ int run_suite_recalibrating(const ValidateCommandOptions& o, const std::string& 
     results.push_back(calibration::validate_workload(workloads[i], profile, vo));
     if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
   }
-  return print_suite(results, first.name() + " (recalibrated per workload)", o.repeats, o.statistic,
-                     format);
+  return print_suite(results, first.name() + " (its parameters each workload uses recalibrated)",
+                     o.repeats, o.statistic, format);
 }
 
 int run_suite(const ValidateCommandOptions& o, const std::string& format) {
@@ -146,11 +150,7 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
   std::vector<WorkloadFile> workloads;
   for (const auto& f : files) workloads.push_back(load_workload_file(f.string()));
 
-  if (o.recalibrate && !o.profile_path.empty())
-    throw InputError("--recalibrate measures a profile per workload; it takes no --profile");
-  const Machine profile =
-      o.recalibrate ? calibrate_with_progress(true, 0, o.scratch_dir, statistic_option(o.statistic))
-                    : resolve_profile(o);
+  const Machine profile = resolve_profile(o);
   for (const auto& w : workloads) (void)build_workload_graph(w, profile);  // errors first
   if (o.recalibrate) return run_suite_recalibrating(o, format, workloads, profile);
 

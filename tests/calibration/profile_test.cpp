@@ -9,6 +9,7 @@
 #include "engine/workload_file.hpp"
 #include "experiments/calibration/calibration.hpp"
 #include "sim/simulate.hpp"
+#include "topologies/topology_catalog.hpp"
 #include "topologies/topology_yaml.hpp"
 
 namespace opsim::calibration {
@@ -119,6 +120,47 @@ TEST(Profile, MemcpySharesTheComputeCoreWhenAsked) {
   // The 10 ms memcpy (8 GB/s) and the 40 ms GEMM share one core: 50 ms, not max = 40 ms.
   EXPECT_NEAR(simulate_isolated(m, g, options).makespan_s, 0.050, 1e-6);
   EXPECT_NEAR(simulate_isolated(m, g).makespan_s, 0.040, 1e-6);
+}
+
+TEST(Profile, ProfileInputsInvertBuildProfile) {
+  ProfileInputs in = sample_inputs();
+  in.memcpy_two_streams_bytes_per_s = 11e9;
+  in.memory_pass_rates = {{8e6, 9e9}, {128e6, 4e9}};
+  in.disk_random_read_beside_sequential_s = 480e-6;
+  const Machine m = build_profile(in, "calibrated-test");
+  EXPECT_EQ(machine_difference(m, build_profile(profile_inputs(m), "calibrated-test")), "");
+  EXPECT_THROW(profile_inputs(resolve_topology("dgx1-v100")), std::invalid_argument);
+}
+
+TEST(Profile, WorkloadsNameTheCalibrationGroupsTheyUse) {
+  const Machine m = build_profile(sample_inputs(), "calibrated-test");
+  const WorkloadFile w = parse_workload_json(R"({"name": "mix", "ops": [
+      {"name": "a", "kind": "compute", "device": "cpu0", "gemm": {"m": 64, "n": 64, "k": 64}},
+      {"name": "d", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "8MB"},
+      {"name": "r", "kind": "disk_read", "disk": "disk0", "to": "cpu0", "bytes": "4MB"}]})",
+                                             "mix.json");
+  EXPECT_EQ(groups_used_by(build_workload_graph(w, m)),
+            (std::vector<std::string>{"disk", "gemm", "memcpy"}));
+}
+
+TEST(Profile, ATargetedCalibrationKeepsTheRestOfTheBase) {
+  const Machine base = build_profile(sample_inputs(), "calibrated-test");
+  CalibrationOptions options;
+  options.quick = true;
+  options.repeats = 1;
+  options.only = {"host dispatch"};
+  EXPECT_THROW(calibrate(options), std::invalid_argument);  // `only` needs a base
+  options.base = &base;
+  const CalibrationReport r = calibrate(options);
+  ASSERT_EQ(r.measurements.size(), 1u);
+  EXPECT_EQ(r.measurements[0].name, "host dispatch per op");
+  const CpuModel& cpu = r.machine.device(*r.machine.find_device("cpu0")).cpu;
+  EXPECT_DOUBLE_EQ(cpu.dispatch_s, r.measurements[0].value);
+  // Everything not measured is the base's.
+  Machine expected_shape = base;
+  expected_shape.mutable_device(*expected_shape.find_device("cpu0")).cpu.dispatch_s =
+      cpu.dispatch_s;
+  EXPECT_EQ(machine_difference(expected_shape, r.machine, /*ignore_names=*/true), "");
 }
 
 TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
