@@ -318,21 +318,23 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                      return plan.disk_bytes / seconds_since(s);
                    }});
   std::uint64_t rng = 0x9E3779B97F4A7C15ull;
-  items.push_back({"disk random 4KiB read", "s", [&] {
-                     DiskFile& f = disk();
-                     const std::uint64_t blocks = (64u << 20) / 4096;
-                     const auto s = Clock::now();
-                     for (int i = 0; i < plan.random_reads; ++i) {
-                       rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-                       f.read((rng % blocks) * 4096, 4096, 4096);
-                     }
-                     return seconds_since(s) / plan.random_reads;
-                   }});
+  // Seconds per random 4 KiB read, `count` of them within the file's first 64 MiB.
+  auto random_reads = [&](int count) {
+    DiskFile& f = disk();
+    const std::uint64_t blocks = (64u << 20) / 4096;
+    const auto s = Clock::now();
+    for (int i = 0; i < count; ++i) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      f.read((rng % blocks) * 4096, 4096, 4096);
+    }
+    return seconds_since(s) / count;
+  };
+  items.push_back({"disk random 4KiB read", "s", [&] { return random_reads(plan.random_reads); }});
   // The same random reads while another file is read sequentially (1 MiB requests, as the
   // executor's sequential reads): how long a small request waits behind large ones.
   std::unique_ptr<DiskFile> streamed;
   items.push_back({"disk random 4KiB read beside a sequential read", "s", [&] {
-                     DiskFile& f = disk();
+                     disk();
                      if (!streamed) {
                        streamed = std::make_unique<DiskFile>(scratch + ".seq");
                        streamed->ensure_size(plan.disk_bytes);
@@ -343,13 +345,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                          streamed->read(0, plan.disk_bytes, 0);
                      });
                      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-                     const std::uint64_t blocks = (64u << 20) / 4096;
-                     const auto s = Clock::now();
-                     for (int i = 0; i < plan.random_reads / 4; ++i) {
-                       rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-                       f.read((rng % blocks) * 4096, 4096, 4096);
-                     }
-                     const double per_read_s = seconds_since(s) / (plan.random_reads / 4);
+                     const double per_read_s = random_reads(std::max(1, plan.random_reads / 4));
                      stop = true;
                      reader.join();
                      return per_read_s;
