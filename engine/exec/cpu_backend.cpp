@@ -72,6 +72,7 @@ CpuBackend::CpuBackend(KernelTable* kernels, CpuBackendOptions options)
     : kernels_(kernels), options_(std::move(options)), t0_(std::chrono::steady_clock::now()) {}
 
 CpuBackend::~CpuBackend() {
+  gpu_streams_.reset();  // waits for GPU ops still running; they report under mutex_
   {
     std::lock_guard lock(mutex_);
     for (auto& w : workers_) {
@@ -103,6 +104,73 @@ void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
   }
   cpu::set_blas_threads(threads);
   t0_ = std::chrono::steady_clock::now();
+
+  gpu_streams_.reset();
+  on_gpu_.assign(streams.size(), false);
+  for (StreamIndex s = 0; s < streams.size(); ++s)
+    on_gpu_[s] = machine.device(streams.info(s).device).kind == DeviceKind::kGpu;
+  why_no_gpu_.clear();
+  if (!machine.gpus().empty()) {
+    std::shared_ptr<GpuRuntime> runtime = options_.gpu_runtime;
+    if (!runtime) runtime = opsim::gpu_runtime(&why_no_gpu_);
+    const auto machine_gpus = machine.gpus();
+    if (runtime && runtime->device_count() < static_cast<int>(machine_gpus.size())) {
+      why_no_gpu_ = "machine '" + machine.name() + "' has " + std::to_string(machine_gpus.size()) +
+                    " GPUs, this host " + std::to_string(runtime->device_count());
+      runtime = nullptr;
+    }
+    if (runtime) {
+      // The machine's i-th GPU is CUDA device i.
+      GpuPlacement placement;
+      placement.device_gpu.assign(machine.devices().size(), -1);
+      for (std::size_t i = 0; i < machine_gpus.size(); ++i)
+        placement.device_gpu[machine_gpus[i]] = static_cast<int>(i);
+      for (StreamIndex s = 0; s < streams.size(); ++s)
+        placement.stream_gpu.push_back(placement.device_gpu[streams.info(s).device]);
+      try {
+        gpu_streams_ = runtime->open_streams(
+            std::move(placement),
+            [this](OpId op, std::int64_t start, std::int64_t end, std::exception_ptr error) {
+              on_gpu_completed(op, start, end, std::move(error));
+            });
+      } catch (const std::exception& e) {
+        why_no_gpu_ = e.what();
+      }
+    }
+  }
+}
+
+void CpuBackend::launch_on_gpu(const OpLaunch& l) {
+  try {
+    if (!gpu_streams_)
+      throw NoGpu("op '" + std::string(to_string(l.op->kind)) + "' on " +
+                  streams_->info(l.stream).name + " cannot run for real: " + why_no_gpu_);
+    Op op = *l.op;
+    op.device = l.device;
+    gpu_streams_->enqueue(
+        l.id, op, l.stream,
+        kernels_ != nullptr ? kernels_->take_stream_kernel(l.id) : StreamKernel{});
+  } catch (...) {
+    // Failed before it ran: reported done at once (successors still run, as after a kernel
+    // error), and rethrown from run_until().
+    if (!error_) error_ = std::current_exception();
+    const TimeNs t = now_ns();
+    inline_done_.push_back(Completion{l.id, t, t});
+  }
+}
+
+void CpuBackend::on_gpu_completed(OpId op, std::int64_t start_steady_ns, std::int64_t end_steady_ns,
+                                  std::exception_ptr error) {
+  const std::int64_t t0 =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t0_.time_since_epoch()).count();
+  std::unique_lock lock(completion_mutex_);
+  if (error && !error_) error_ = std::move(error);
+  try {
+    report(Completion{op, start_steady_ns - t0, end_steady_ns - t0});
+  } catch (...) {
+    if (!error_) error_ = std::current_exception();
+  }
+  wake_caller_if_needed();
 }
 
 TimeNs CpuBackend::now_ns() const {
@@ -126,10 +194,15 @@ CpuBackend::Worker& CpuBackend::worker_for(StreamIndex stream) {
 void CpuBackend::launch(const OpLaunch& l) {
   ++in_flight_;
   Kernel kernel = kernels_ != nullptr ? kernels_->take(l.id) : Kernel{};
-  if (!kernel && options_.inline_noops && runs_nothing(*l.op)) {
+  if (!kernel && options_.inline_noops && runs_nothing(*l.op) &&
+      (kernels_ == nullptr || !kernels_->has_stream_kernel(l.id))) {
     // Reported once the scheduler call that launched it returns (never inside launch()).
     const TimeNs t = now_ns();
     inline_done_.push_back(Completion{l.id, t, t});
+    return;
+  }
+  if (on_gpu_[l.stream]) {
+    launch_on_gpu(l);
     return;
   }
   if (!kernel && options_.host_dispatch_on_caller && l.op->kind == OpKind::kHostDispatch) {

@@ -1,6 +1,9 @@
-// The real executor on the host: one worker thread per stream the scheduler uses (each
-// worker runs its stream's ops in launch order, from a FIFO), real
-// OpenBLAS GEMM, elementwise loops, memcpy, O_DIRECT file I/O and busy host dispatch.
+// The real executor: one worker thread per host stream the scheduler uses (each worker
+// runs its stream's ops in launch order, from a FIFO), real OpenBLAS GEMM, elementwise
+// loops, memcpy, O_DIRECT file I/O and busy host dispatch; ops on GPU streams go to CUDA
+// streams through the GpuRuntime (gpu_runtime.hpp), whose completion thread reports them
+// the same way a worker does. A machine with GPUs runs for real only where CUDA sees them:
+// elsewhere each GPU op fails with the reason, rethrown by run_until().
 // A worker that finishes an op reports it to the CompletionSink itself, under the backend's
 // completion mutex, and the sink launches successors from there: a successor launched onto
 // the same stream is simply the worker's next op, with no hand-off between threads (as
@@ -29,6 +32,7 @@
 #include <vector>
 
 #include "engine/backend.hpp"
+#include "engine/exec/gpu_runtime.hpp"
 #include "engine/exec/kernel_table.hpp"
 
 namespace opsim {
@@ -53,6 +57,8 @@ struct CpuBackendOptions {
   /// scheduler, between its launches, as a program's dispatch cost is paid on its own
   /// thread; off: on a worker of the host stream, like any other op.
   bool host_dispatch_on_caller = true;
+  /// Runs the ops of GPU streams; null: gpu_runtime(), when the machine has GPUs.
+  std::shared_ptr<GpuRuntime> gpu_runtime;
 };
 
 class CpuBackend final : public Backend {
@@ -106,6 +112,9 @@ class CpuBackend final : public Backend {
   };
 
   Worker& worker_for(StreamIndex stream);
+  void launch_on_gpu(const OpLaunch& launch);
+  void on_gpu_completed(OpId op, std::int64_t start_steady_ns, std::int64_t end_steady_ns,
+                        std::exception_ptr error);
   void worker_loop(Worker& worker);
   void execute(Worker& worker, Task& task);
   // The rest run under mutex_.
@@ -133,6 +142,10 @@ class CpuBackend final : public Backend {
   std::vector<Worker*> to_wake_;                  // mutex_: woken once it is released
   std::exception_ptr error_;                      // mutex_: the first kernel error
   std::string disk_note_;                         // mutex_
+  // GPU streams: which of streams_ are a GPU's; what runs them (null: why_no_gpu_ says why).
+  std::vector<bool> on_gpu_;
+  std::unique_ptr<GpuStreams> gpu_streams_;
+  std::string why_no_gpu_;
   // The thread in run_until(), when it waits: what it waits for, checked by the thread that
   // reports a completion, which then wakes it (and only then: a caller woken per completion
   // would cost a futex wake-up and a turn on the mutex per op).

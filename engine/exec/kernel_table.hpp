@@ -1,7 +1,8 @@
 // The side table that gives ops real data. engine/op.hpp stays compact for the simulator
 // (two million ops for a 1024-GPU ring); a real run attaches, per OpId, a kernel closure
-// that captures its buffers. The CPU backend moves the closure out when the op launches,
-// so the table only ever holds work not yet started.
+// that captures its buffers: a Kernel for an op on the host, a StreamKernel for one on a
+// GPU stream. The backend moves the closure out when the op launches, so the table only
+// ever holds work not yet started.
 //
 //   KernelTable kernels;
 //   OpId id = graph.add(gemm_op, "gemm0");
@@ -18,6 +19,9 @@ namespace opsim {
 
 /// Runs on a backend worker thread; must only touch the data it captured.
 using Kernel = std::function<void()>;
+/// An op's real work on a GPU: enqueue it on `gpu_stream` (a cudaStream_t whose device is
+/// current); never synchronize. Runs on the thread that launches the op.
+using StreamKernel = std::function<void(void* gpu_stream)>;
 
 class KernelTable {
  public:
@@ -35,8 +39,23 @@ class KernelTable {
   }
   bool has(OpId op) const { return op < kernels_.size() && static_cast<bool>(kernels_[op]); }
 
+  /// Attaches GPU work to `op`; as set().
+  void set_stream_kernel(OpId op, StreamKernel kernel) {
+    if (stream_kernels_.size() <= op) stream_kernels_.resize(static_cast<std::size_t>(op) + 1);
+    stream_kernels_[op] = std::move(kernel);
+  }
+  bool has_stream_kernel(OpId op) const {
+    return op < stream_kernels_.size() && static_cast<bool>(stream_kernels_[op]);
+  }
+  StreamKernel take_stream_kernel(OpId op) {
+    StreamKernel kernel;
+    if (op < stream_kernels_.size()) kernel.swap(stream_kernels_[op]);
+    return kernel;
+  }
+
  private:
   std::vector<Kernel> kernels_;
+  std::vector<StreamKernel> stream_kernels_;
 };
 
 }  // namespace opsim

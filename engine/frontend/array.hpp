@@ -28,10 +28,14 @@ inline DeviceRef gpu(std::uint32_t index = 0) {
 
 struct ContextImpl;
 
-/// Row-major float32 storage of a real run. Shared by the handle and by the kernels that
+/// Row-major float32 storage of a real run: host memory (page-locked when the run has
+/// GPUs, so copies are DMA) or a GPU's memory. Shared by the handle and by the kernels that
 /// still have to read or write it, so it lives until the last of them is done.
 struct Buffer {
-  std::vector<float> values;
+  std::shared_ptr<float> memory;
+  std::size_t size = 0;  ///< floats
+  int gpu = -1;          ///< the CUDA device holding it; -1: host memory
+  float* data() const { return memory.get(); }
 };
 
 /// What a handle knows: where the array lives, its shape, its storage, and which ops touch

@@ -7,11 +7,22 @@
 
 namespace opsim::frontend {
 
+/// An op's real work: on the host, or enqueued on a GPU stream.
+struct Work {
+  Kernel host;
+  StreamKernel gpu;
+};
+
 struct ContextImpl {
   Machine machine;
   ContextOptions options;
   OpGraph graph;
   KernelTable kernels;
+  // Real mode on a machine with GPUs: what runs them (null: why_no_gpu says why), and each
+  // device's CUDA ordinal (-1 for non-GPUs).
+  std::shared_ptr<GpuRuntime> gpus;
+  std::string why_no_gpu;
+  std::vector<int> gpu_ordinal;
   std::unique_ptr<CpuBackend> backend;   // real mode; destroyed after the scheduler
   std::unique_ptr<Scheduler> scheduler;  // real mode
   DeviceId host_cpu = kNoDevice;
@@ -30,7 +41,15 @@ struct ContextImpl {
     host_cpu = cpus.front();
     dispatch_s =
         options.dispatch_s >= 0 ? options.dispatch_s : machine.device(host_cpu).cpu.dispatch_s;
+    gpu_ordinal.assign(machine.devices().size(), -1);
+    const auto machine_gpus = machine.gpus();
+    for (std::size_t i = 0; i < machine_gpus.size(); ++i)
+      gpu_ordinal[machine_gpus[i]] = static_cast<int>(i);
     if (options.mode == Mode::kReal) {
+      if (!machine_gpus.empty()) {
+        gpus = options.cpu.gpu_runtime ? options.cpu.gpu_runtime : gpu_runtime(&why_no_gpu);
+        options.cpu.gpu_runtime = gpus;  // the backend runs the GPU streams on the same one
+      }
       backend = std::make_unique<CpuBackend>(&kernels, options.cpu);
       scheduler = std::make_unique<Scheduler>(machine, graph, *backend);
     }
@@ -70,7 +89,7 @@ struct ContextImpl {
 
   /// Records `op` reading `reads` and writing `write`, with `kernel` as its real work.
   OpId issue(Op op, std::string_view name, std::initializer_list<ArrayState*> reads,
-             ArrayState* write, Kernel kernel, bool program_op = true) {
+             ArrayState* write, Work work, bool program_op = true) {
     if (real() && options.max_in_flight_ops != 0) {
       const std::size_t window = options.max_in_flight_ops;
       const bool full = [&] {
@@ -118,7 +137,8 @@ struct ContextImpl {
       since_barrier.push_back(id);
     }
     if (real()) {
-      if (kernel) kernels.set(id, std::move(kernel));
+      if (work.host) kernels.set(id, std::move(work.host));
+      if (work.gpu) kernels.set_stream_kernel(id, std::move(work.gpu));
       scheduler->submit_locked(id, deps);
     }
     return id;
@@ -152,15 +172,16 @@ struct ContextImpl {
   DeviceId resolve(DeviceRef ref) const {
     const auto list = machine.devices_of_kind(ref.kind);
     const char* kind = ref.kind == DeviceKind::kGpu ? "gpu" : "cpu";
+    const std::string what = std::string(kind) + "(" + std::to_string(ref.index) + "): ";
     if (ref.index >= list.size()) {
-      throw NoSuchDevice(
-          std::string(kind) + "(" + std::to_string(ref.index) + "): machine '" + machine.name() +
-          "' has " + std::to_string(list.size()) + " " + kind + (list.size() == 1 ? "" : "s") +
-          (ref.kind == DeviceKind::kGpu && real() ? " (no GPU present on this host)" : ""));
+      std::string why;
+      if (ref.kind == DeviceKind::kGpu && real() && !gpu_runtime(&why)) why = " (" + why + ")";
+      throw NoSuchDevice(what + "machine '" + machine.name() + "' has " +
+                         std::to_string(list.size()) + " " + kind + (list.size() == 1 ? "" : "s") +
+                         why);
     }
-    if (real() && ref.kind == DeviceKind::kGpu)
-      throw NoSuchDevice("gpu(" + std::to_string(ref.index) +
-                         "): the real run has no GPU executor in this build");
+    if (real() && ref.kind == DeviceKind::kGpu && !gpus)
+      throw NoSuchDevice(what + "cannot run for real: " + why_no_gpu);
     return list[ref.index];
   }
 
@@ -172,8 +193,17 @@ struct ContextImpl {
     a->rows = rows;
     a->cols = cols;
     if (real()) {
-      a->buffer = std::make_shared<Buffer>();
-      a->buffer->values.resize(rows * cols);
+      auto b = std::make_shared<Buffer>();
+      b->size = rows * cols;
+      b->gpu = gpu_ordinal[device];
+      const std::size_t floats = std::max<std::size_t>(b->size, 1);
+      if (b->gpu >= 0)
+        b->memory = gpus->allocate_device(b->gpu, floats);
+      else if (gpus)
+        b->memory = gpus->allocate_pinned_host(floats);
+      else
+        b->memory = std::shared_ptr<float>(new float[floats](), std::default_delete<float[]>());
+      a->buffer = std::move(b);
     }
     return a;
   }
@@ -185,7 +215,7 @@ struct ContextImpl {
     op.kernel = KernelClass::kNoop;
     op.device = a.device;
     op.release_bytes = a.bytes();
-    issue(op, "free", {}, &a, {}, /*program_op=*/false);
+    issue(op, "free", {}, &a, Work{}, /*program_op=*/false);
   }
 };
 
@@ -227,21 +257,29 @@ Context::~Context() = default;
 
 Array Context::random(DeviceRef device, std::size_t rows, std::size_t cols, std::uint64_t seed) {
   auto out = impl_->make_array(impl_, impl_->resolve(device), rows, cols);
-  Kernel k;
-  if (out->buffer)
-    k = [b = out->buffer, seed] { cpu::fill_random(b->values.data(), b->values.size(), seed); };
+  Work work;
+  if (const auto& b = out->buffer; b && b->gpu >= 0)
+    work.gpu = [g = impl_->gpus.get(), b, seed](void* s) {
+      g->fill_random(b->data(), b->size, seed, s);
+    };
+  else if (b)
+    work.host = [b, seed] { cpu::fill_random(b->data(), b->size, seed); };
   impl_->issue(compute_op(KernelClass::kFill, out->device, 0, out->bytes(), out->bytes()), "random",
-               {}, out.get(), std::move(k));
+               {}, out.get(), std::move(work));
   return Array(out);
 }
 
 Array Context::full(DeviceRef device, std::size_t rows, std::size_t cols, float value) {
   auto out = impl_->make_array(impl_, impl_->resolve(device), rows, cols);
-  Kernel k;
-  if (out->buffer)
-    k = [b = out->buffer, value] { cpu::fill(b->values.data(), b->values.size(), value); };
+  Work work;
+  if (const auto& b = out->buffer; b && b->gpu >= 0)
+    work.gpu = [g = impl_->gpus.get(), b, value](void* s) {
+      g->fill(b->data(), b->size, value, s);
+    };
+  else if (b)
+    work.host = [b, value] { cpu::fill(b->data(), b->size, value); };
   impl_->issue(compute_op(KernelClass::kFill, out->device, 0, out->bytes(), out->bytes()), "full",
-               {}, out.get(), std::move(k));
+               {}, out.get(), std::move(work));
   return Array(out);
 }
 
@@ -255,25 +293,30 @@ Array Context::dot(const Array& a, const Array& b, bool transpose_a, bool transp
   require(a.device() == b.device(),
           [&] { return std::string("dot: operands on different devices; copy_to() one first"); });
   auto out = impl_->make_array(impl_, a.device(), m, n);
-  Kernel kernel;
-  if (out->buffer)
-    kernel = [x = a.state().buffer, y = b.state().buffer, c = out->buffer, m, n, k, transpose_a,
-              transpose_b] {
-      cpu::sgemm(x->values.data(), y->values.data(), c->values.data(), m, n, k, transpose_a,
-                 transpose_b);
+  Work work;
+  if (const auto& c = out->buffer; c && c->gpu >= 0)
+    work.gpu = [g = impl_->gpus.get(), x = a.state().buffer, y = b.state().buffer, c, m, n, k,
+                transpose_a, transpose_b](void* s) {
+      g->sgemm(c->gpu, x->data(), y->data(), c->data(), m, n, k, transpose_a, transpose_b, s);
+    };
+  else if (c)
+    work.host = [x = a.state().buffer, y = b.state().buffer, c, m, n, k, transpose_a, transpose_b] {
+      cpu::sgemm(x->data(), y->data(), c->data(), m, n, k, transpose_a, transpose_b);
     };
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   impl_->issue(compute_op(KernelClass::kGemm, out->device, flops,
                           a.state().bytes() + b.state().bytes() + out->bytes(), out->bytes()),
-               "dot", {&a.state(), &b.state()}, out.get(), std::move(kernel));
+               "dot", {&a.state(), &b.state()}, out.get(), std::move(work));
   return Array(out);
 }
 
 namespace {
-template <typename Fn>
+using HostBinary = void (*)(const float*, const float*, float*, std::size_t);
+using GpuBinary = void (GpuRuntime::*)(const float*, const float*, float*, std::size_t, void*);
+
 Array elementwise(ContextImpl& impl, const std::shared_ptr<ContextImpl>& self, const Array& a,
-                  const Array& b, std::string_view name, Fn fn) {
+                  const Array& b, std::string_view name, HostBinary on_host, GpuBinary on_gpu) {
   require(a.rows() == b.rows() && a.cols() == b.cols(), [&] {
     return std::string(std::string(name) + ": shapes " + shape(a) + " and " + shape(b) + " differ");
   });
@@ -281,45 +324,54 @@ Array elementwise(ContextImpl& impl, const std::shared_ptr<ContextImpl>& self, c
     return std::string(std::string(name) + ": operands on different devices; copy_to() one first");
   });
   auto out = impl.make_array(self, a.device(), a.rows(), a.cols());
-  Kernel kernel;
-  if (out->buffer)
-    kernel = [x = a.state().buffer, y = b.state().buffer, c = out->buffer, fn] {
-      fn(x->values.data(), y->values.data(), c->values.data(), c->values.size());
+  Work work;
+  if (const auto& c = out->buffer; c && c->gpu >= 0)
+    work.gpu = [g = impl.gpus.get(), x = a.state().buffer, y = b.state().buffer, c,
+                on_gpu](void* s) { (g->*on_gpu)(x->data(), y->data(), c->data(), c->size, s); };
+  else if (c)
+    work.host = [x = a.state().buffer, y = b.state().buffer, c, on_host] {
+      on_host(x->data(), y->data(), c->data(), c->size);
     };
   impl.issue(compute_op(KernelClass::kElementwise, out->device, static_cast<double>(out->size()),
                         3 * out->bytes(), out->bytes()),
-             name, {&a.state(), &b.state()}, out.get(), std::move(kernel));
+             name, {&a.state(), &b.state()}, out.get(), std::move(work));
   return Array(out);
 }
 }  // namespace
 
 Array Context::add(const Array& a, const Array& b) {
-  return elementwise(*impl_, impl_, a, b, "add", cpu::add);
+  return elementwise(*impl_, impl_, a, b, "add", cpu::add, &GpuRuntime::add);
 }
 Array Context::mul(const Array& a, const Array& b) {
-  return elementwise(*impl_, impl_, a, b, "mul", cpu::mul);
+  return elementwise(*impl_, impl_, a, b, "mul", cpu::mul, &GpuRuntime::mul);
 }
 
 Array Context::sum(const Array& a) {
   auto out = impl_->make_array(impl_, a.device(), 1, 1);
-  Kernel kernel;
-  if (out->buffer)
-    kernel = [x = a.state().buffer, c = out->buffer] {
-      c->values[0] = cpu::sum(x->values.data(), x->values.size());
+  Work work;
+  if (const auto& c = out->buffer; c && c->gpu >= 0)
+    work.gpu = [g = impl_->gpus.get(), x = a.state().buffer, c](void* s) {
+      g->sum(x->data(), x->size, c->data(), s);
     };
+  else if (c)
+    work.host = [x = a.state().buffer, c] { c->data()[0] = cpu::sum(x->data(), x->size); };
   impl_->issue(compute_op(KernelClass::kReduce, out->device, static_cast<double>(a.state().size()),
                           a.state().bytes(), out->bytes()),
-               "sum", {&a.state()}, out.get(), std::move(kernel));
+               "sum", {&a.state()}, out.get(), std::move(work));
   return Array(out);
 }
 
 Array Context::copy_to(const Array& a, DeviceRef device) {
   const DeviceId dst = impl_->resolve(device);
   auto out = impl_->make_array(impl_, dst, a.rows(), a.cols());
-  Kernel kernel;
-  if (out->buffer)
-    kernel = [x = a.state().buffer, c = out->buffer] {
-      std::memcpy(c->values.data(), x->values.data(), c->values.size() * sizeof(float));
+  Work work;
+  if (const auto& c = out->buffer; c && (c->gpu >= 0 || a.state().buffer->gpu >= 0))
+    work.gpu = [g = impl_->gpus.get(), x = a.state().buffer, c](void* s) {
+      g->copy(c->data(), x->data(), c->size, s);
+    };
+  else if (c)
+    work.host = [x = a.state().buffer, c] {
+      std::memcpy(c->data(), x->data(), c->size * sizeof(float));
     };
   Op op;
   op.kind = OpKind::kCopy;
@@ -327,7 +379,7 @@ Array Context::copy_to(const Array& a, DeviceRef device) {
   op.peer = dst;
   op.bytes = a.state().bytes();
   op.alloc_bytes = out->bytes();
-  impl_->issue(op, "copy", {&a.state()}, out.get(), std::move(kernel));
+  impl_->issue(op, "copy", {&a.state()}, out.get(), std::move(work));
   return Array(out);
 }
 
@@ -336,16 +388,20 @@ void Context::axpy(Array& y, float alpha, const Array& x) {
           [&] { return std::string("axpy: shapes " + shape(x) + " and " + shape(y) + " differ"); });
   require(x.device() == y.device(),
           [&] { return std::string("axpy: operands on different devices; copy_to() one first"); });
-  Kernel kernel;
-  if (y.state().buffer)
-    kernel = [xb = x.state().buffer, yb = y.state().buffer, alpha] {
-      float* out = yb->values.data();
-      const float* in = xb->values.data();
-      for (std::size_t i = 0, n = yb->values.size(); i < n; ++i) out[i] += alpha * in[i];
+  Work work;
+  if (const auto& yb = y.state().buffer; yb && yb->gpu >= 0)
+    work.gpu = [g = impl_->gpus.get(), xb = x.state().buffer, yb, alpha](void* s) {
+      g->axpy(alpha, xb->data(), yb->data(), yb->size, s);
+    };
+  else if (yb)
+    work.host = [xb = x.state().buffer, yb, alpha] {
+      float* out = yb->data();
+      const float* in = xb->data();
+      for (std::size_t i = 0, n = yb->size; i < n; ++i) out[i] += alpha * in[i];
     };
   impl_->issue(compute_op(KernelClass::kElementwise, y.device(),
                           2.0 * static_cast<double>(y.state().size()), 3 * y.state().bytes(), 0),
-               "axpy", {&x.state()}, &y.state(), std::move(kernel));
+               "axpy", {&x.state()}, &y.state(), std::move(work));
 }
 
 void Context::set_stream_hint(int index) {
@@ -365,8 +421,14 @@ void Context::waitall() {
 
 std::vector<float> Context::to_host(const Array& a) {
   wait_to_read(a);
-  if (!a.state().buffer) return std::vector<float>(a.state().size(), 0.0f);
-  return a.state().buffer->values;
+  const Buffer* b = a.state().buffer.get();
+  std::vector<float> values(a.state().size(), 0.0f);
+  if (b == nullptr) return values;  // recording: no data
+  if (b->gpu >= 0)
+    impl_->gpus->copy_now(values.data(), b->data(), b->size);
+  else
+    std::memcpy(values.data(), b->data(), b->size * sizeof(float));
+  return values;
 }
 
 float Context::item(const Array& a) {

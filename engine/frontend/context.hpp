@@ -1,5 +1,6 @@
 // One program, two worlds. A Context runs an array program either for real (ops dispatched
-// asynchronously through the Scheduler to the CpuBackend as the program issues them) or
+// asynchronously through the Scheduler to the CpuBackend as the program issues them; arrays
+// on gpu(i) live in CUDA memory and their ops run on CUDA streams) or
 // records it (Mode::kRecord) as an OpGraph that includes the program's own dispatch cost: a
 // host-dispatch op of t1 seconds per issued op, in program order on the CPU's host stream,
 // and its blocking waits (the next host op depends on the awaited op). The recorded graph is

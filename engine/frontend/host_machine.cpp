@@ -4,6 +4,8 @@
 #include <string>
 #include <thread>
 
+#include "engine/exec/gpu_runtime.hpp"
+
 namespace opsim::frontend {
 
 Machine host_machine(const HostMachineOptions& options) {
@@ -15,10 +17,15 @@ Machine host_machine(const HostMachineOptions& options) {
   const DeviceId cpu0 = m.add_cpu("cpu0", cpu);
   const DeviceId disk0 = m.add_disk("disk0", DiskModel{});
   m.add_link("sata0", cpu0, disk0, LinkModel{});
-  if (options.gpus > 0) {
+  int gpus = options.gpus;
+  if (gpus < 0) {
+    const std::shared_ptr<GpuRuntime> runtime = gpu_runtime();
+    gpus = runtime ? runtime->device_count() : 0;
+  }
+  if (gpus > 0) {
     const DeviceId sw = m.add_switch("pcie_sw0");
     m.add_link("pcie_cpu0", cpu0, sw, LinkModel::pcie(3, 16));
-    for (int i = 0; i < options.gpus; ++i) {
+    for (int i = 0; i < gpus; ++i) {
       const DeviceId g = m.add_gpu("gpu" + std::to_string(i), GpuModel{});
       m.add_link("pcie_gpu" + std::to_string(i), g, sw, LinkModel::pcie(3, 16));
     }

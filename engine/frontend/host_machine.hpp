@@ -10,8 +10,8 @@ struct HostMachineOptions {
   /// In-order compute streams on the CPU: ops that run at once, each with
   /// hardware threads / streams BLAS threads. 2 lets independent ops overlap.
   int cpu_compute_streams = 2;
-  /// GPUs to describe (the CUDA backend's device count; 0 without one).
-  int gpus = 0;
+  /// GPUs to describe; negative: as many as gpu_runtime() can use (0 without CUDA or a GPU).
+  int gpus = -1;
 };
 
 Machine host_machine(const HostMachineOptions& options = {});

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/gpu_runtime.hpp"
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "engine/trace_recorder.hpp"
@@ -26,6 +28,12 @@ constexpr std::array<std::string_view, 5> kNames = {"async", "cpu-gpu", "compute
                                                     "mlp-memory", "data-parallel"};
 
 using Program = std::function<void(Context&)>;
+
+std::string why_no_gpu() {
+  std::string why;
+  gpu_runtime(&why);
+  return why;
+}
 
 // What a scheduler reports, as JSON arrays: [op, device, stream, start, end] per finished op,
 // [device, bytes, at] per memory change.
@@ -98,6 +106,21 @@ class Runner {
     program(ctx);
     simulate_graph(v, ctx.graph(), ctx.resolve(memory_device));
     return v;
+  }
+
+  /// Runs a built graph (ops with no data: each does the work its size says) on this host's
+  /// CPU and GPUs into `v`: wall_s, peak memory on `memory`, trace.
+  void run_graph_for_real(Variant& v, const OpGraph& graph, DeviceId memory) const {
+    const std::string title = std::string(experiment_) + ": " + v.name;
+    const StreamTable streams(machine_);
+    TraceRecorder recorder(machine_, graph, streams, title, "real");
+    CpuBackend backend;
+    SchedulerObserver* observers[] = {&recorder};
+    const frontend::RunSummary summary =
+        frontend::run_recorded(machine_, graph, backend, observers);
+    v.wall_s = ns_to_seconds(summary.makespan_ns);
+    v.peak_memory_bytes = summary.peak_memory_bytes.at(memory);
+    v.trace = recorder.finish();
   }
 
   /// Simulates a built graph (sim mode) into `v`: wall_s, peak memory on `memory`, trace.
@@ -183,8 +206,9 @@ ExperimentResult run_cpu_gpu(const Runner& r, const ExperimentOptions& o) {
     b = MatmulGroup{frontend::cpu(0), 1};
     b_name = "cpu-stream1";
     result.notes.push_back(
-        r.real() ? "no GPU present on this host: the GPU group is skipped; a second CPU stream "
-                   "runs it instead (cpu-stream1), so the variants show CPU-CPU overlap"
+        r.real() ? "no GPU present on this host (" + why_no_gpu() +
+                       "): the GPU group is skipped; a second CPU stream runs it instead "
+                       "(cpu-stream1), so the variants show CPU-CPU overlap"
                  : "the simulated machine has no GPU: a second CPU stream runs the GPU group");
   }
   const int n = o.matmuls;
@@ -205,8 +229,9 @@ ExperimentResult run_compute_copy(const Runner& r, const ExperimentOptions& o) {
   ExperimentResult result;
   if (r.gpu_count() == 0) {
     result.notes.push_back(
-        r.real() ? "no GPU present on this host: compute-copy needs one; skipped"
-                 : "the simulated machine has no GPU: compute-copy needs one; skipped");
+        r.real()
+            ? "no GPU present on this host (" + why_no_gpu() + "): compute-copy needs one; skipped"
+            : "the simulated machine has no GPU: compute-copy needs one; skipped");
     return result;
   }
   const DeviceRef g = frontend::gpu(0), h = frontend::cpu(0);
@@ -308,10 +333,11 @@ OpGraph data_parallel_step(const Machine& machine, const std::vector<DeviceId>& 
 
 ExperimentResult run_data_parallel(const Runner& r, const ExperimentOptions& o) {
   ExperimentResult result;
-  if (r.real()) {
+  if (r.real() && r.gpu_count() < 2) {
     result.notes.push_back(r.gpu_count() == 0
-                               ? "no GPU present on this host: data-parallel needs GPUs; skipped"
-                               : "data-parallel runs in simulation only in this build");
+                               ? "no GPU present on this host (" + why_no_gpu() +
+                                     "): data-parallel needs GPUs; skipped"
+                               : "this host has 1 GPU: data-parallel needs at least 2; skipped");
     return result;
   }
   std::vector<DeviceId> gpus = r.machine().gpus();
@@ -325,7 +351,10 @@ ExperimentResult run_data_parallel(const Runner& r, const ExperimentOptions& o) 
     v.name = overlap ? "backward overlapped with bucketed sync" : "sync after backward";
     const OpGraph step = data_parallel_step(r.machine(), gpus, o, overlap);
     step.validate(r.machine(), "data-parallel step");
-    r.simulate_graph(v, step, gpus.front());
+    if (r.real())
+      r.run_graph_for_real(v, step, gpus.front());
+    else
+      r.simulate_graph(v, step, gpus.front());
     result.variants.push_back(std::move(v));
   }
   result.notes.push_back("strategy " + o.dp_strategy + " on " + std::to_string(gpus.size()) +

@@ -5,6 +5,8 @@ opsim_add_test(exec_test
 opsim_add_test(exec_experiments_test SERIAL
   SOURCES exec_experiments_test.cpp
   LIBS opsim_book_experiments opsim_topologies)
-if(TARGET opsim_exec_cuda)
-  opsim_add_test(exec_cuda_test SOURCES exec_cuda_backend_test.cpp LIBS opsim_exec_cuda)
+opsim_add_test(exec_gpu_test SOURCES exec_gpu_test.cpp LIBS opsim_frontend)
+if(TARGET opsim_cuda)
+  target_compile_definitions(exec_gpu_test PRIVATE OPSIM_CUDA_PLUGIN="$<TARGET_FILE:opsim_cuda>")
+  target_link_libraries(exec_gpu_test PRIVATE ${CMAKE_DL_LIBS})
 endif()
