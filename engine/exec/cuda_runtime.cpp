@@ -164,6 +164,7 @@ class CudaRuntime final : public GpuRuntime {
       cudaDeviceProp prop{};
       check(cudaGetDeviceProperties(&prop, d), "cudaGetDeviceProperties");
       dev.name = prop.name;
+      dev.memory_bytes = static_cast<double>(prop.totalGlobalMem);
       check(cublasCreate(&dev.blas), "cublasCreate");
       // Direct copies between GPUs where the hardware allows (NVLink, one PCIe switch).
       for (int peer = 0; peer < devices; ++peer) {
@@ -177,6 +178,7 @@ class CudaRuntime final : public GpuRuntime {
 
   int device_count() const override { return static_cast<int>(devices_.size()); }
   std::string device_name(int gpu) const override { return devices_.at(gpu)->name; }
+  double memory_bytes(int gpu) const override { return devices_.at(gpu)->memory_bytes; }
 
   std::shared_ptr<float> allocate_device(int gpu, std::size_t floats) override {
     check(cudaSetDevice(gpu), "cudaSetDevice");
@@ -245,6 +247,7 @@ class CudaRuntime final : public GpuRuntime {
  private:
   struct Device {
     std::string name;
+    double memory_bytes = 0;
     cublasHandle_t blas = nullptr;
     std::mutex blas_mutex;
     BlockPool pool{&device_block};

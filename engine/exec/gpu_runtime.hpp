@@ -66,6 +66,8 @@ class GpuRuntime {
   virtual int device_count() const = 0;
   /// "NVIDIA H100 80GB HBM3", as the driver names device `gpu`.
   virtual std::string device_name(int gpu) const = 0;
+  /// Device memory of `gpu`, bytes.
+  virtual double memory_bytes(int gpu) const = 0;
 
   // --- memory: pooled; returned to the pool when the last shared_ptr copy is dropped ----
   virtual std::shared_ptr<float> allocate_device(int gpu, std::size_t floats) = 0;

@@ -15,6 +15,7 @@
 
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/exec/disk_file.hpp"
+#include "engine/exec/gpu_runtime.hpp"
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "experiments/calibration/accuracy.hpp"
@@ -155,13 +156,22 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.disk_random_read_s = 1.0 / disk.read_iops;
   in.disk_random_read_beside_sequential_s =
       in.disk_random_read_s + disk.random_read_wait_beside_sequential_s;
+  in.gpus = calibrated_gpu_inputs(profile);
   return in;
 }
 
-std::vector<std::string> groups_used_by(const OpGraph& graph) {
+std::vector<std::string> groups_used_by(const OpGraph& graph, const Machine& machine) {
   std::set<std::string> groups;
+  auto on_gpu = [&](DeviceId d) {
+    return d != kNoDevice && d < machine.devices().size() &&
+           machine.device(d).kind == DeviceKind::kGpu;
+  };
   for (OpId id = 0; id < graph.size(); ++id) {
     const Op& op = graph.op(id);
+    if (on_gpu(op.device) || (op.kind == OpKind::kCopy && on_gpu(op.peer))) {
+      groups.insert("gpu");
+      continue;
+    }
     switch (op.kind) {
       case OpKind::kCompute:
         if (op.kernel == KernelClass::kGemm)
@@ -250,6 +260,13 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   link.latency_s = 0;
   link.full_duplex = true;
   m.add_link("disk0-cpu0", d, c, link);
+  add_calibrated_gpus(m, in.gpus);
+  if (in.gpus.count > 0)
+    m.set_description(
+        "Measured by opsim calibrate: cpu0 (GEMM, memcpy, DRAM latency, dispatch), disk0 "
+        "(O_DIRECT sequential and random 4 KiB I/O) and " +
+        std::to_string(in.gpus.count) +
+        " GPU(s) like gpu0 (cuBLAS SGEMM, elementwise, launch, pinned copies)");
   m.seal();
   return m;
 }
@@ -259,7 +276,6 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   const Plan plan = plan_for(options);
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   CalibrationReport report;
-  report.gpu_note = "no GPU measured: this build has no CUDA backend";
 
   namespace fs = std::filesystem;
   const fs::path dir =
@@ -267,10 +283,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   const std::string scratch =
       (dir / ("opsim-calibrate-" + std::to_string(::getpid()) + ".bin")).string();
 
-  struct Item {
-    std::string name, unit;
-    std::function<double()> sample;
-  };
+  using Item = CalibrationItem;
   std::vector<Item> items;
   std::vector<int> thread_counts = {1};
   if (hw > 1) thread_counts.push_back(hw);
@@ -364,6 +377,15 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                      return issue_s / plan.dispatch_ops;
                    }});
 
+  std::string why_no_gpu;
+  for (Item& item : gpu_calibration_items(options.quick, plan.min_s, &why_no_gpu))
+    items.push_back(std::move(item));
+  const std::shared_ptr<GpuRuntime> gpu_runtime_used = gpu_runtime();
+  report.gpu_note = gpu_runtime_used
+                        ? "measured gpu0 (" + gpu_runtime_used->device_name(0) + ") of " +
+                              std::to_string(gpu_runtime_used->device_count()) + " GPU(s)"
+                        : "no GPU measured: " + why_no_gpu;
+
   if (!options.only.empty()) {
     // A targeted calibration: the groups asked for; the base profile gives the rest.
     if (options.base == nullptr)
@@ -435,6 +457,21 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
         report.get("disk random 4KiB read beside a sequential read").value;
   }
   if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
+  if (measured("gpu gemm 1024")) {
+    GpuInputs& g = in.gpus;
+    g.count = gpu_runtime_used->device_count();
+    g.memory_bytes = gpu_runtime_used->memory_bytes(0);
+    g.gemm_flops_per_s = 0;
+    for (const Measurement& m : report.measurements)
+      if (m.name.rfind("gpu gemm ", 0) == 0)
+        g.gemm_flops_per_s = std::max(g.gemm_flops_per_s, m.value);
+    g.memory_bytes_per_s = report.get("gpu elementwise").value;
+    g.launch_s = report.get("gpu launch per op").value;
+    g.host_to_device_bytes_per_s = report.get("gpu host to device").value;
+    g.device_to_host_bytes_per_s = report.get("gpu device to host").value;
+    g.copy_latency_s = report.get("gpu copy latency").value;
+    g.peer_bytes_per_s = measured("gpu peer copy") ? report.get("gpu peer copy").value : 0;
+  }
   report.machine = build_profile(in, profile_name());
   report.elapsed_s = seconds_since(t0);
   return report;

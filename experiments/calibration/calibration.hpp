@@ -14,8 +14,10 @@
 // - DRAM first-access latency by pointer chasing over a buffer larger than the caches;
 // - disk: sequential write and read and random 4 KiB reads through DiskFile (O_DIRECT) on
 //   a scratch file in the temp directory;
-// - host dispatch cost per op (t1) through the frontend (Context) issuing tiny ops.
-// No GPU measurement: this build has no CUDA backend (CalibrationReport::gpu_note says so).
+// - host dispatch cost per op (t1) through the frontend (Context) issuing tiny ops;
+// - where a GPU is usable, GPU 0 and its copies (gpu_calibration.hpp); the profile then has
+//   the host's GPUs behind a PCIe switch. CalibrationReport::gpu_note says what was measured,
+//   or why nothing was.
 #pragma once
 
 #include <functional>
@@ -24,6 +26,7 @@
 
 #include "engine/op_graph.hpp"
 #include "experiments/calibration/accuracy.hpp"
+#include "experiments/calibration/gpu_calibration.hpp"
 #include "hw_models/machine.hpp"
 
 namespace opsim::calibration {
@@ -36,7 +39,7 @@ struct CalibrationOptions {
   /// Called after each measured parameter (done, total) for a progress bar.
   std::function<void(std::size_t, std::size_t)> on_progress;
   /// Measure only the groups named here (measurement-name prefixes: "gemm", "elementwise",
-  /// "memcpy", "dram", "disk", "host dispatch"), taking every other parameter from `base`;
+  /// "memcpy", "dram", "disk", "host dispatch", "gpu"), taking every other parameter from `base`;
   /// empty: everything. A suite recalibrates what a workload uses right before running it.
   std::vector<std::string> only;
   const Machine* base = nullptr;  ///< required with `only`
@@ -55,7 +58,7 @@ struct Measurement {
 struct CalibrationReport {
   std::vector<Measurement> measurements;
   Machine machine;        ///< the profile: cpu0 (with DRAM) and disk0, sealed
-  std::string gpu_note;   ///< why no GPU was measured
+  std::string gpu_note;   ///< which GPU was measured, or why none was
   std::string disk_note;  ///< non-empty when O_DIRECT was refused (page cache in the timings)
   double elapsed_s = 0;
   /// The measurement named `name`; throws std::out_of_range when absent.
@@ -86,6 +89,7 @@ struct ProfileInputs {
   /// The same beside a sequential read of another file (0: not measured).
   double disk_random_read_beside_sequential_s = 0;
   double dispatch_s = 0;
+  GpuInputs gpus;  ///< count 0: no GPU in the profile
 };
 /// cpu0 gets compute_streams streams, a per-stream peak of gemm_flops_per_s_per_stream (the
 /// roofline's efficiency folded into an effective clock), DRAM bandwidth 2 x the faster of the
@@ -100,8 +104,9 @@ Machine build_profile(const ProfileInputs& inputs, const std::string& host_name)
 ProfileInputs profile_inputs(const Machine& profile);
 
 /// Calibration groups a workload's ops depend on ("gemm", "elementwise", "memcpy", "disk",
-/// "host dispatch"), for CalibrationOptions::only.
-std::vector<std::string> groups_used_by(const OpGraph& graph);
+/// "host dispatch", and "gpu" for ops on or copies to a GPU of `machine`), for
+/// CalibrationOptions::only.
+std::vector<std::string> groups_used_by(const OpGraph& graph, const Machine& machine);
 
 /// The host name, made safe for a machine name ("calibrated-<hostname>").
 std::string profile_name();

@@ -122,7 +122,7 @@ int run_suite_recalibrating(const ValidateCommandOptions& o, const std::string& 
     // repeats, as `opsim calibrate`), so that calibration and real runs see the host in the
     // same state; the rest of the profile stays as given.
     const Machine profile = calibrate_groups(
-        first, calibration::groups_used_by(build_workload_graph(workloads[i], first)),
+        first, calibration::groups_used_by(build_workload_graph(workloads[i], first), first),
         o.scratch_dir, statistic_option(o.statistic));
     calibration::ValidationOptions vo;
     vo.repeats = o.repeats;

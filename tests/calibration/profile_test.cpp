@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -89,6 +90,105 @@ TEST(Profile, SimulatorRunsGemmsOneCorePerStream) {
   EXPECT_NEAR(r.makespan_s, 0.040 + 0.040 + 0.010 + 80e-6 + 0.100 + 0.010, 1e-6);
 }
 
+GpuInputs sample_gpus(int count, double peer_bytes_per_s) {
+  GpuInputs g;
+  g.count = count;
+  g.gemm_flops_per_s = 40e12;
+  g.memory_bytes_per_s = 2e12;
+  g.memory_bytes = 80e9;
+  g.launch_s = 8e-6;
+  g.host_to_device_bytes_per_s = 24e9;
+  g.device_to_host_bytes_per_s = 26e9;
+  g.copy_latency_s = 10e-6;
+  g.peer_bytes_per_s = peer_bytes_per_s;
+  return g;
+}
+
+TEST(Profile, CalibratedGpusSitBehindAPcieSwitchWithTheMeasuredRates) {
+  ProfileInputs in = sample_inputs();
+  in.gpus = sample_gpus(2, 0);
+  const Machine m = build_profile(in, "calibrated-test");
+  ASSERT_EQ(m.gpus().size(), 2u);
+  const GpuModel& g = m.device(*m.find_device("gpu1")).gpu;
+  EXPECT_EQ(g.fp32_flops_per_s * g.efficiency, 40e12);
+  EXPECT_EQ(g.memory_bytes_per_s * g.efficiency, 2e12);
+  EXPECT_EQ(g.launch_s, 8e-6);
+  EXPECT_NE(m.description().find("2 GPU(s)"), std::string::npos);
+  bool nvlink = false;
+  for (const Link& link : m.links()) nvlink = nvlink || link.model.kind == LinkKind::kNvlink;
+  EXPECT_FALSE(nvlink);  // no peer rate measured: peers go through the switch
+  // The inverse, and the YAML round trip, keep every GPU figure.
+  EXPECT_EQ(machine_difference(m, build_profile(profile_inputs(m), "calibrated-test")), "");
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("opsim-gpu-profile-" + std::to_string(::getpid()) + ".yaml"))
+                               .string();
+  save_topology_file(m, path);
+  const Machine back = load_topology_file(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(machine_difference(m, back), "");
+  // A peer rate well above PCIe (NVLink) becomes direct links between the GPUs.
+  in.gpus = sample_gpus(2, 300e9);
+  const Machine linked = build_profile(in, "calibrated-test");
+  EXPECT_EQ(calibrated_gpu_inputs(linked).peer_bytes_per_s, 300e9);
+  EXPECT_EQ(machine_difference(linked, build_profile(profile_inputs(linked), "calibrated-test")),
+            "");
+}
+
+TEST(Profile, SimulatorRunsGpuOpsAtTheCalibratedRates) {
+  ProfileInputs in = sample_inputs();
+  in.gpus = sample_gpus(1, 0);
+  const Machine m = build_profile(in, "calibrated-test");
+  const WorkloadFile w = parse_workload_json(R"({"name": "gpu", "ops": [
+      {"name": "mm", "kind": "compute", "device": "gpu0", "gemm": {"m": 4000, "n": 4000, "k": 4000}},
+      {"name": "up", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": "250MB", "after": ["mm"]}]})",
+                                             "gpu.json");
+  const OpGraph g = build_workload_graph(w, m);
+  EXPECT_EQ(groups_used_by(g, m), (std::vector<std::string>{"gpu"}));
+  const SimulationResult r = simulate_isolated(m, g);
+  // 128 GFLOP at 40 TFLOP/s after an 8 us launch; 250 MB at the links' 25 GB/s after the
+  // GPU link's 10 us latency.
+  EXPECT_NEAR(r.makespan_s, 8e-6 + 128e9 / 40e12 + 10e-6 + 250e6 / 25e9, 2e-5);
+}
+
+TEST(Profile, EveryValidationSuiteWorkloadSimulatesOnAMatchingProfile) {
+  // The CPU suite on a CPU profile, the GPU suite on one with a GPU: each file parses, names
+  // only devices the profile has, and simulates to a finite makespan.
+  ProfileInputs in = sample_inputs();
+  const Machine cpu_profile = build_profile(in, "calibrated-test");
+  in.gpus = sample_gpus(1, 0);
+  const Machine gpu_profile = build_profile(in, "calibrated-test");
+  std::size_t files = 0;
+  for (const auto& [dir, profile] : {std::pair{"experiments/validation", &cpu_profile},
+                                     std::pair{"experiments/validation-gpu", &gpu_profile}}) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::filesystem::path(OPSIM_SOURCE_DIR) / dir)) {
+      const WorkloadFile w = load_workload_file(entry.path().string());
+      const OpGraph g = build_workload_graph(w, *profile);
+      const double makespan_s = simulate_isolated(*profile, g).makespan_s;
+      EXPECT_TRUE(std::isfinite(makespan_s) && makespan_s > 0) << entry.path();
+      const auto groups = groups_used_by(g, *profile);
+      const bool uses_gpu = std::find(groups.begin(), groups.end(), "gpu") != groups.end();
+      EXPECT_EQ(uses_gpu, profile == &gpu_profile) << entry.path();
+      ++files;
+    }
+  }
+  EXPECT_GE(files, 15u);
+}
+
+TEST(Profile, GpuBookBTakesTheLongerChainNotTheSum) {
+  ProfileInputs in = sample_inputs();
+  in.gpus = sample_gpus(1, 0);
+  const Machine m = build_profile(in, "calibrated-test");
+  const WorkloadFile w = load_workload_file(
+      std::string(OPSIM_SOURCE_DIR) + "/experiments/validation-gpu/gpu-book-b-cpu-and-gpu.json");
+  const double makespan_s = simulate_isolated(m, build_workload_graph(w, m)).makespan_s;
+  // 4 CPU GEMMs of 1024 (2.1 GFLOP at 50 GFLOP/s: 42.9 ms each) beside 16 GPU GEMMs of 4096
+  // (137 GFLOP at 40 TFLOP/s: 3.4 ms each).
+  const double cpu_s = 4 * 2.0 * 1024 * 1024 * 1024 / 50e9;
+  const double gpu_s = 16 * (8e-6 + 2.0 * 4096 * 4096 * 4096 / 40e12);
+  EXPECT_NEAR(makespan_s, std::max(cpu_s, gpu_s), 1e-3);
+}
+
 TEST(Profile, DispatchSharesTheComputeCoreWhenAsked) {
   ProfileInputs in = sample_inputs();
   in.compute_streams = 1;  // a loaded machine: one op at a time
@@ -139,7 +239,7 @@ TEST(Profile, WorkloadsNameTheCalibrationGroupsTheyUse) {
       {"name": "d", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "8MB"},
       {"name": "r", "kind": "disk_read", "disk": "disk0", "to": "cpu0", "bytes": "4MB"}]})",
                                              "mix.json");
-  EXPECT_EQ(groups_used_by(build_workload_graph(w, m)),
+  EXPECT_EQ(groups_used_by(build_workload_graph(w, m), m),
             (std::vector<std::string>{"disk", "gemm", "memcpy"}));
 }
 
@@ -175,6 +275,15 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   const CalibrationReport r = calibrate(options);
   EXPECT_EQ(last, total);
   EXPECT_NE(r.gpu_note, "");
+  // GPUs: measured where one is usable; otherwise the note says why.
+  const bool gpu_measured = r.gpu_note.rfind("measured gpu0", 0) == 0;
+  EXPECT_EQ(gpu_measured, !r.machine.gpus().empty()) << r.gpu_note;
+  if (gpu_measured) {
+    EXPECT_GT(r.get("gpu gemm 1024").value, 1e11);
+    EXPECT_GT(r.get("gpu host to device").value, 1e9);
+  } else {
+    EXPECT_NE(r.gpu_note.find("no usable GPU"), std::string::npos) << r.gpu_note;
+  }
   for (const Measurement& m : r.measurements) {
     ASSERT_EQ(m.samples.size(), 3u) << m.name;
     for (double s : m.samples) EXPECT_TRUE(std::isfinite(s) && s > 0) << m.name;

@@ -1,0 +1,211 @@
+#include "experiments/calibration/gpu_calibration.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "engine/exec/gpu_runtime.hpp"
+#include "engine/frontend/context.hpp"
+#include "engine/frontend/host_machine.hpp"
+
+namespace opsim::calibration {
+namespace {
+
+using frontend::Array;
+using frontend::Context;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kCopyFloats = 16u << 20;  // 64 MiB
+constexpr std::size_t kPassFloats = 64u << 20;  // 256 MiB per array
+
+// One Context on this host (its GPUs included) for every GPU item, made on first use.
+class GpuProbe {
+ public:
+  Context& ctx() {
+    if (!ctx_) ctx_ = std::make_unique<Context>(frontend::host_machine());
+    return *ctx_;
+  }
+
+  // Seconds the ops writing `results` ran on their device in total, by the CUDA events
+  // the executor recorded for them.
+  double device_seconds(const std::vector<Array>& results) {
+    ctx().waitall();
+    const Scheduler& s = *ctx().scheduler();
+    const auto guard = s.lock();
+    TimeNs total = 0;
+    for (const Array& a : results) total += s.end_ns(a.producer()) - s.start_ns(a.producer());
+    return ns_to_seconds(total);
+  }
+
+  // Runs `issue` (which returns the arrays it wrote) until `min_s` of device time; returns
+  // `work_per_op` x ops / device seconds. The first round warms up and is not counted.
+  template <typename Issue>
+  double device_rate(double work_per_op, double min_s, Issue issue) {
+    device_seconds(issue());
+    double seconds = 0;
+    std::size_t ops = 0;
+    do {
+      const std::vector<Array> results = issue();
+      seconds += device_seconds(results);
+      ops += results.size();
+    } while (seconds < min_s);
+    return work_per_op * static_cast<double>(ops) / seconds;
+  }
+
+ private:
+  std::unique_ptr<Context> ctx_;
+};
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std::string* why) {
+  std::shared_ptr<GpuRuntime> runtime = gpu_runtime(why);
+  if (!runtime) return {};
+  auto probe = std::make_shared<GpuProbe>();
+  const auto g0 = frontend::gpu(0);
+  const auto host = frontend::cpu(0);
+  std::vector<CalibrationItem> items;
+  const std::vector<std::size_t> sizes =
+      quick ? std::vector<std::size_t>{1024, 2048} : std::vector<std::size_t>{1024, 2048, 4096};
+  for (std::size_t n : sizes)
+    items.push_back({"gpu gemm " + std::to_string(n), "flop/s", [=] {
+                       Context& c = probe->ctx();
+                       const Array x = c.random(g0, n, n, 1);
+                       const double flops = 2.0 * static_cast<double>(n * n * n);
+                       return probe->device_rate(flops, min_s, [&] {
+                         std::vector<Array> out;
+                         for (int i = 0; i < 4; ++i) out.push_back(c.dot(x, x));
+                         return out;
+                       });
+                     }});
+  items.push_back({"gpu elementwise", "bytes/s", [=] {
+                     Context& c = probe->ctx();
+                     const Array x = c.random(g0, kPassFloats, 1, 1);
+                     const Array y = c.random(g0, kPassFloats, 1, 2);
+                     // Bytes an op declares: two arrays read, one written.
+                     return probe->device_rate(3.0 * kPassFloats * sizeof(float), min_s, [&] {
+                       return std::vector<Array>{c.add(x, y), c.add(x, y)};
+                     });
+                   }});
+  items.push_back({"gpu launch per op", "s", [=] {
+                     // A chain of tiny kernels on one stream: what each op costs end to end
+                     // (the program's issue, the scheduler, the enqueue and the kernel).
+                     Context& c = probe->ctx();
+                     const Array one = c.full(g0, 1, 16, 1.0f);
+                     Array y = c.full(g0, 1, 16, 0.0f);
+                     c.waitall();
+                     constexpr int kOps = 2000;
+                     const auto t0 = Clock::now();
+                     for (int i = 0; i < kOps; ++i) y = c.add(y, one);
+                     c.waitall();
+                     return seconds_since(t0) / kOps;
+                   }});
+  auto copy_rate = [=](bool to_device) {
+    return [=] {
+      Context& c = probe->ctx();
+      const Array src = c.random(to_device ? host : g0, kCopyFloats, 1, 3);
+      return probe->device_rate(kCopyFloats * sizeof(float), min_s, [&] {
+        return std::vector<Array>{c.copy_to(src, to_device ? g0 : host)};
+      });
+    };
+  };
+  items.push_back({"gpu host to device", "bytes/s", copy_rate(true)});
+  items.push_back({"gpu device to host", "bytes/s", copy_rate(false)});
+  items.push_back({"gpu host to device pageable", "bytes/s", [=] {
+                     // Ordinary host memory: the driver stages it through a pinned buffer.
+                     std::vector<float> pageable(kCopyFloats, 1.0f);
+                     const std::shared_ptr<float> device = runtime->allocate_device(0, kCopyFloats);
+                     runtime->copy_now(device.get(), pageable.data(), kCopyFloats);  // warm-up
+                     const auto t0 = Clock::now();
+                     int copies = 0;
+                     do {
+                       runtime->copy_now(device.get(), pageable.data(), kCopyFloats);
+                       ++copies;
+                     } while (seconds_since(t0) < min_s);
+                     return copies * kCopyFloats * sizeof(float) / seconds_since(t0);
+                   }});
+  items.push_back({"gpu copy latency", "s", [=] {
+                     Context& c = probe->ctx();
+                     const Array src = c.full(host, 1, 1, 1.0f);
+                     return 1.0 / probe->device_rate(1.0, min_s / 4, [&] {
+                       std::vector<Array> out;
+                       for (int i = 0; i < 16; ++i) out.push_back(c.copy_to(src, g0));
+                       return out;
+                     });
+                   }});
+  if (runtime->device_count() >= 2)
+    items.push_back({"gpu peer copy", "bytes/s", [=] {
+                       Context& c = probe->ctx();
+                       const Array src = c.random(g0, kCopyFloats, 1, 4);
+                       return probe->device_rate(kCopyFloats * sizeof(float), min_s, [&] {
+                         return std::vector<Array>{c.copy_to(src, frontend::gpu(1))};
+                       });
+                     }});
+  return items;
+}
+
+void add_calibrated_gpus(Machine& machine, const GpuInputs& in) {
+  if (in.count <= 0) return;
+  const auto cpu = machine.find_device("cpu0");
+  if (!cpu) throw std::invalid_argument("add_calibrated_gpus: the profile has no cpu0");
+  GpuModel gpu;
+  // Measured rates are what kernels reach: efficiency 1, the rates as peaks.
+  gpu.efficiency = 1.0;
+  gpu.fp32_flops_per_s = in.gemm_flops_per_s;
+  gpu.fp16_flops_per_s = in.gemm_flops_per_s;  // not measured; fp32 is what SGEMM gives
+  gpu.memory_bytes_per_s = in.memory_bytes_per_s;
+  gpu.memory_bytes = in.memory_bytes;
+  gpu.launch_s = in.launch_s;
+  gpu.copy_engines = 2;
+  // One link rate for both directions (the model's links are symmetric): their mean.
+  LinkModel pcie;
+  pcie.kind = LinkKind::kPcie;
+  pcie.bytes_per_s = (in.host_to_device_bytes_per_s + in.device_to_host_bytes_per_s) / 2;
+  pcie.latency_s = in.copy_latency_s;
+  LinkModel uplink = pcie;
+  uplink.bytes_per_s = pcie.bytes_per_s * in.count;  // the switch's uplink is not the limit
+  uplink.latency_s = 0;
+  const DeviceId sw = machine.add_switch("pcie_sw0");
+  machine.add_link("pcie_cpu0", *cpu, sw, uplink);
+  std::vector<DeviceId> gpus;
+  for (int i = 0; i < in.count; ++i) {
+    gpus.push_back(machine.add_gpu("gpu" + std::to_string(i), gpu));
+    machine.add_link("pcie_gpu" + std::to_string(i), gpus.back(), sw, pcie);
+  }
+  if (in.peer_bytes_per_s > 1.5 * pcie.bytes_per_s) {
+    LinkModel nvlink;
+    nvlink.kind = LinkKind::kNvlink;
+    nvlink.bytes_per_s = in.peer_bytes_per_s;
+    nvlink.latency_s = in.copy_latency_s;
+    for (int a = 0; a < in.count; ++a)
+      for (int b = a + 1; b < in.count; ++b)
+        machine.add_link("nvlink_gpu" + std::to_string(a) + "_gpu" + std::to_string(b), gpus[a],
+                         gpus[b], nvlink);
+  }
+}
+
+GpuInputs calibrated_gpu_inputs(const Machine& profile) {
+  GpuInputs in;
+  const auto gpus = profile.gpus();
+  in.count = static_cast<int>(gpus.size());
+  if (gpus.empty()) return in;
+  const GpuModel& g = profile.device(gpus.front()).gpu;
+  in.gemm_flops_per_s = g.fp32_flops_per_s * g.efficiency;
+  in.memory_bytes_per_s = g.memory_bytes_per_s * g.efficiency;
+  in.memory_bytes = g.memory_bytes;
+  in.launch_s = g.launch_s;
+  for (const Link& link : profile.links()) {
+    if (link.name == "pcie_gpu0") {
+      in.host_to_device_bytes_per_s = in.device_to_host_bytes_per_s = link.model.bytes_per_s;
+      in.copy_latency_s = link.model.latency_s;
+    }
+    if (link.name == "nvlink_gpu0_gpu1") in.peer_bytes_per_s = link.model.bytes_per_s;
+  }
+  return in;
+}
+
+}  // namespace opsim::calibration

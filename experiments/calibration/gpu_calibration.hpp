@@ -1,0 +1,55 @@
+// The GPU part of `opsim calibrate`: measures GPU 0 of this host (and the copy to GPU 1 where
+// there is one) through the frontend, so with exactly the code a real run uses — arrays in
+// pooled device memory, page-locked host arrays, ops on CUDA streams — and times each op
+// with the CUDA events the executor records (Scheduler::start_ns/end_ns), not the host clock.
+//
+// Measured (names start with "gpu", the group CalibrationOptions::only selects):
+// - "gpu gemm N": cuBLAS SGEMM of N x N, flop/s;
+// - "gpu elementwise": add over 64 M floats, bytes touched (3 arrays) per second;
+// - "gpu launch per op": wall time per op of a chain of tiny kernels (issue, enqueue, run);
+// - "gpu host to device" / "gpu device to host": 64 MiB pinned copies, bytes/s;
+// - "gpu host to device pageable": the same from ordinary (pageable) host memory;
+// - "gpu copy latency": a 4-byte pinned copy, s;
+// - "gpu peer copy": GPU 0 to GPU 1 (two GPUs or more), bytes/s.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hw_models/machine.hpp"
+
+namespace opsim::calibration {
+
+/// One parameter to measure: each call of `sample` returns one sample in `unit`.
+struct CalibrationItem {
+  std::string name, unit;
+  std::function<double()> sample;
+};
+
+/// The GPU items for this host, sharing one frontend Context; empty, with the reason in
+/// `why`, when no GPU is usable. `quick`: smaller GEMMs; `min_s`: time per sample at least.
+std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std::string* why);
+
+/// What the profile's GPUs are built from (all alike: GPU 0 is measured).
+struct GpuInputs {
+  int count = 0;  ///< GPUs of the profile; 0: none
+  double gemm_flops_per_s = 0;    ///< the best SGEMM rate over the sizes
+  double memory_bytes_per_s = 0;  ///< elementwise, bytes touched per second
+  double memory_bytes = 0;        ///< device memory
+  double launch_s = 0;            ///< per op of a chain of tiny kernels
+  double host_to_device_bytes_per_s = 0;
+  double device_to_host_bytes_per_s = 0;
+  double copy_latency_s = 0;
+  double peer_bytes_per_s = 0;  ///< 0: not measured (one GPU)
+};
+
+/// Adds `in.count` GPUs to `machine` (unsealed, with cpu0): gpu<i> behind a PCIe switch
+/// whose links carry the measured pinned copy rate; with a measured peer rate well above it
+/// (NVLink), a direct link between every pair of GPUs.
+void add_calibrated_gpus(Machine& machine, const GpuInputs& in);
+
+/// The inverse of add_calibrated_gpus() on a profile (count 0 when it has no GPU).
+GpuInputs calibrated_gpu_inputs(const Machine& profile);
+
+}  // namespace opsim::calibration
