@@ -29,10 +29,13 @@ constexpr std::array<std::string_view, 5> kNames = {"async", "cpu-gpu", "compute
 
 using Program = std::function<void(Context&)>;
 
-std::string why_no_gpu() {
+// "no usable GPU (<why>)", as a note says it.
+std::string no_gpu_here() {
   std::string why;
   gpu_runtime(&why);
-  return why;
+  const std::string prefix = "no usable GPU: ";
+  if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+  return "no usable GPU (" + why + ")";
 }
 
 // What a scheduler reports, as JSON arrays: [op, device, stream, start, end] per finished op,
@@ -206,8 +209,8 @@ ExperimentResult run_cpu_gpu(const Runner& r, const ExperimentOptions& o) {
     b = MatmulGroup{frontend::cpu(0), 1};
     b_name = "cpu-stream1";
     result.notes.push_back(
-        r.real() ? "no GPU present on this host (" + why_no_gpu() +
-                       "): the GPU group is skipped; a second CPU stream runs it instead "
+        r.real() ? no_gpu_here() +
+                       ": the GPU group is skipped; a second CPU stream runs it instead "
                        "(cpu-stream1), so the variants show CPU-CPU overlap"
                  : "the simulated machine has no GPU: a second CPU stream runs the GPU group");
   }
@@ -229,9 +232,8 @@ ExperimentResult run_compute_copy(const Runner& r, const ExperimentOptions& o) {
   ExperimentResult result;
   if (r.gpu_count() == 0) {
     result.notes.push_back(
-        r.real()
-            ? "no GPU present on this host (" + why_no_gpu() + "): compute-copy needs one; skipped"
-            : "the simulated machine has no GPU: compute-copy needs one; skipped");
+        r.real() ? no_gpu_here() + ": compute-copy needs one; skipped"
+                 : "the simulated machine has no GPU: compute-copy needs one; skipped");
     return result;
   }
   const DeviceRef g = frontend::gpu(0), h = frontend::cpu(0);
@@ -335,8 +337,7 @@ ExperimentResult run_data_parallel(const Runner& r, const ExperimentOptions& o) 
   ExperimentResult result;
   if (r.real() && r.gpu_count() < 2) {
     result.notes.push_back(r.gpu_count() == 0
-                               ? "no GPU present on this host (" + why_no_gpu() +
-                                     "): data-parallel needs GPUs; skipped"
+                               ? no_gpu_here() + ": data-parallel needs GPUs; skipped"
                                : "this host has 1 GPU: data-parallel needs at least 2; skipped");
     return result;
   }

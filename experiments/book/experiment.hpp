@@ -66,7 +66,7 @@ struct ExperimentResult {
   std::string experiment;
   std::string backend;  ///< "real" or "sim"
   std::vector<Variant> variants;
-  /// Plain sentences: what was skipped and why (e.g. "no GPU present"), what stands in.
+  /// Plain sentences: what was skipped and why (e.g. "no usable GPU (no NVIDIA driver …)"), what stands in.
   std::vector<std::string> notes;
 
   /// The variant called `name`, or null.

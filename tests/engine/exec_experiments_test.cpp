@@ -152,7 +152,7 @@ TEST(ExecExperiments, ComputeCopyWithoutAGpuSaysWhy) {
   const ExperimentResult r = run_experiment("compute-copy", ExperimentOptions{});
   EXPECT_TRUE(r.variants.empty());
   ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_NE(r.notes[0].find("no GPU present"), std::string::npos);
+  EXPECT_NE(r.notes[0].find("no usable GPU"), std::string::npos);
 }
 
 TEST(ExecExperiments, UnknownNamesAndBackendsAreInputErrors) {
@@ -212,7 +212,7 @@ TEST(ExecExperiments, DataParallelWithoutAGpuSaysWhy) {
   const ExperimentResult r = run_experiment("data-parallel", ExperimentOptions{});
   EXPECT_TRUE(r.variants.empty());
   ASSERT_FALSE(r.notes.empty());
-  EXPECT_NE(r.notes[0].find("no GPU present"), std::string::npos);
+  EXPECT_NE(r.notes[0].find("no usable GPU"), std::string::npos);
 }
 
 }  // namespace
