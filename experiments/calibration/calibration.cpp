@@ -154,6 +154,7 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.disk_write_bytes_per_s = disk.write_bytes_per_s;
   in.disk_access_s = disk.access_s;
   in.disk_random_read_s = 1.0 / disk.read_iops;
+  in.disk_random_write_s = 1.0 / disk.write_iops;
   in.disk_random_read_beside_sequential_s =
       in.disk_random_read_s + disk.random_read_wait_beside_sequential_s;
   in.gpus = calibrated_gpu_inputs(profile);
@@ -243,7 +244,9 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   disk.read_bytes_per_s = in.disk_read_bytes_per_s;
   disk.write_bytes_per_s = in.disk_write_bytes_per_s;
   disk.read_iops = 1.0 / in.disk_random_read_s;
-  disk.write_iops = disk.read_iops;  // not measured separately
+  // Profiles from before random writes were measured: as fast as random reads.
+  disk.write_iops =
+      1.0 / (in.disk_random_write_s > 0 ? in.disk_random_write_s : in.disk_random_read_s);
   disk.random_read_wait_beside_sequential_s =
       std::max(0.0, in.disk_random_read_beside_sequential_s - in.disk_random_read_s);
   disk.queues = 2;
@@ -331,18 +334,25 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                      return plan.disk_bytes / seconds_since(s);
                    }});
   std::uint64_t rng = 0x9E3779B97F4A7C15ull;
-  // Seconds per random 4 KiB read, `count` of them within the file's first 64 MiB.
-  auto random_reads = [&](int count) {
+  // Seconds per random 4 KiB read (or write: an overwrite in place), `count` of them within
+  // the file's first 64 MiB, as the executor's random disk ops do them.
+  auto random_requests = [&](int count, bool write) {
     DiskFile& f = disk();
     const std::uint64_t blocks = (64u << 20) / 4096;
     const auto s = Clock::now();
     for (int i = 0; i < count; ++i) {
       rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-      f.read((rng % blocks) * 4096, 4096, 4096);
+      if (write)
+        f.write((rng % blocks) * 4096, 4096, 4096);
+      else
+        f.read((rng % blocks) * 4096, 4096, 4096);
     }
     return seconds_since(s) / count;
   };
+  auto random_reads = [&](int count) { return random_requests(count, false); };
   items.push_back({"disk random 4KiB read", "s", [&] { return random_reads(plan.random_reads); }});
+  items.push_back(
+      {"disk random 4KiB write", "s", [&] { return random_requests(plan.random_reads, true); }});
   // The same random reads while another file is read sequentially (1 MiB requests, as the
   // executor's sequential reads): how long a small request waits behind large ones.
   std::unique_ptr<DiskFile> streamed;
@@ -452,6 +462,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     in.disk_write_bytes_per_s = report.get("disk sequential write").value;
     in.disk_read_bytes_per_s = report.get("disk sequential read").value;
     in.disk_random_read_s = report.get("disk random 4KiB read").value;
+    in.disk_random_write_s = report.get("disk random 4KiB write").value;
     in.disk_access_s = in.disk_random_read_s;
     in.disk_random_read_beside_sequential_s =
         report.get("disk random 4KiB read beside a sequential read").value;

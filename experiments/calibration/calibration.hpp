@@ -12,8 +12,8 @@
 // - memcpy bandwidth with one stream and with two concurrent streams, in bytes/s copied, and
 //   one thread's elementwise pass (cpu::add, bytes touched per second);
 // - DRAM first-access latency by pointer chasing over a buffer larger than the caches;
-// - disk: sequential write and read and random 4 KiB reads through DiskFile (O_DIRECT) on
-//   a scratch file in the temp directory;
+// - disk: sequential write and read and random 4 KiB reads and writes through DiskFile
+//   (O_DIRECT) on a scratch file in the temp directory;
 // - host dispatch cost per op (t1) through the frontend (Context) issuing tiny ops;
 // - where a GPU is usable, GPU 0 and its copies (gpu_calibration.hpp); the profile then has
 //   the host's GPUs behind a PCIe switch. CalibrationReport::gpu_note says what was measured,
@@ -86,6 +86,7 @@ struct ProfileInputs {
   double disk_write_bytes_per_s = 0;
   double disk_access_s = 0;
   double disk_random_read_s = 0;
+  double disk_random_write_s = 0;  ///< 0: not measured (taken as the random read)
   /// The same beside a sequential read of another file (0: not measured).
   double disk_random_read_beside_sequential_s = 0;
   double dispatch_s = 0;

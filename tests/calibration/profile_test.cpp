@@ -227,7 +227,10 @@ TEST(Profile, ProfileInputsInvertBuildProfile) {
   in.memcpy_two_streams_bytes_per_s = 11e9;
   in.memory_pass_rates = {{8e6, 9e9}, {128e6, 4e9}};
   in.disk_random_read_beside_sequential_s = 480e-6;
+  in.disk_random_write_s = 250e-6;
   const Machine m = build_profile(in, "calibrated-test");
+  EXPECT_NEAR(m.device(*m.find_device("disk0")).disk.write_iops, 4000, 1e-6);
+  EXPECT_NEAR(profile_inputs(m).disk_random_write_s, 250e-6, 1e-15);
   EXPECT_EQ(machine_difference(m, build_profile(profile_inputs(m), "calibrated-test")), "");
   EXPECT_THROW(profile_inputs(resolve_topology("dgx1-v100")), std::invalid_argument);
 }
@@ -303,6 +306,9 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   in("disk sequential read", 1e7, 1e11);
   in("disk sequential write", 1e7, 1e11);
   in("disk random 4KiB read", 1e-6, 0.1);
+  in("disk random 4KiB write", 1e-6, 0.1);
+  EXPECT_NEAR(r.machine.device(*r.machine.find_device("disk0")).disk.write_iops,
+              1.0 / r.get("disk random 4KiB write").value, 1e-6);
   in("host dispatch per op", 1e-8, 1e-3);
   EXPECT_EQ(r.machine.name().rfind("calibrated-", 0), 0u);
   const CpuModel& cpu = r.machine.device(*r.machine.find_device("cpu0")).cpu;
