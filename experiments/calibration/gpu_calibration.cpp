@@ -115,19 +115,28 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
   };
   items.push_back({"gpu host to device", "bytes/s", copy_rate(true)});
   items.push_back({"gpu device to host", "bytes/s", copy_rate(false)});
-  items.push_back({"gpu host to device pageable", "bytes/s", [=] {
-                     // Ordinary host memory: the driver stages it through a pinned buffer.
-                     std::vector<float> pageable(kCopyFloats, 1.0f);
-                     const std::shared_ptr<float> device = runtime->allocate_device(0, kCopyFloats);
-                     runtime->copy_now(device.get(), pageable.data(), kCopyFloats);  // warm-up
-                     const auto t0 = Clock::now();
-                     int copies = 0;
-                     do {
-                       runtime->copy_now(device.get(), pageable.data(), kCopyFloats);
-                       ++copies;
-                     } while (seconds_since(t0) < min_s);
-                     return copies * kCopyFloats * sizeof(float) / seconds_since(t0);
-                   }});
+  // Ordinary (pageable) host memory: the driver stages it through a pinned buffer, and the
+  // copy blocks the host; timed on the host clock. `floats` per copy; returns s per copy.
+  auto pageable_copy_s = [=](bool to_device, std::size_t floats) {
+    std::vector<float> pageable(floats, 1.0f);
+    const std::shared_ptr<float> device = runtime->allocate_device(0, floats);
+    float* dst = to_device ? device.get() : pageable.data();
+    const float* src = to_device ? pageable.data() : device.get();
+    runtime->copy_now(dst, src, floats);  // warm-up
+    const auto t0 = Clock::now();
+    int copies = 0;
+    do {
+      runtime->copy_now(dst, src, floats);
+      ++copies;
+    } while (seconds_since(t0) < min_s);
+    return seconds_since(t0) / copies;
+  };
+  const double copy_bytes = kCopyFloats * sizeof(float);
+  items.push_back({"gpu host to device pageable", "bytes/s",
+                   [=] { return copy_bytes / pageable_copy_s(true, kCopyFloats); }});
+  items.push_back({"gpu device to host pageable", "bytes/s",
+                   [=] { return copy_bytes / pageable_copy_s(false, kCopyFloats); }});
+  items.push_back({"gpu copy latency pageable", "s", [=] { return pageable_copy_s(true, 1); }});
   items.push_back({"gpu copy latency", "s", [=] {
                      Context& c = probe->ctx();
                      const Array src = c.full(host, 1, 1, 1.0f);
@@ -137,7 +146,17 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                        return out;
                      });
                    }});
-  if (runtime->device_count() >= 2)
+  if (runtime->device_count() >= 2) {
+    items.push_back({"gpu peer copy latency", "s", [=] {
+                       Context& c = probe->ctx();
+                       const Array src = c.full(g0, 1, 1, 1.0f);
+                       return 1.0 / probe->device_rate(1.0, min_s / 4, [&] {
+                         std::vector<Array> out;
+                         for (int i = 0; i < 16; ++i)
+                           out.push_back(c.copy_to(src, frontend::gpu(1)));
+                         return out;
+                       });
+                     }});
     items.push_back({"gpu peer copy", "bytes/s", [=] {
                        Context& c = probe->ctx();
                        const Array src = c.random(g0, kCopyFloats, 1, 4);
@@ -145,6 +164,7 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                          return std::vector<Array>{c.copy_to(src, frontend::gpu(1))};
                        });
                      }});
+  }
   return items;
 }
 

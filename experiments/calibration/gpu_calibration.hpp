@@ -8,9 +8,12 @@
 // - "gpu elementwise": add over 64 M floats, bytes touched (3 arrays) per second;
 // - "gpu launch per op": wall time per op of a chain of tiny kernels (issue, enqueue, run);
 // - "gpu host to device" / "gpu device to host": 64 MiB pinned copies, bytes/s;
-// - "gpu host to device pageable": the same from ordinary (pageable) host memory;
-// - "gpu copy latency": a 4-byte pinned copy, s;
-// - "gpu peer copy": GPU 0 to GPU 1 (two GPUs or more), bytes/s.
+// - "gpu host to device pageable" / "gpu device to host pageable": the same with ordinary
+//   host memory (blocking copies, host clock);
+// - "gpu copy latency" / "gpu copy latency pageable": a 4-byte copy to the GPU, s;
+// - "gpu peer copy" / "gpu peer copy latency": GPU 0 to GPU 1 (two GPUs or more).
+// The profile uses the pinned figures (what the executor's arrays use); the pageable ones are
+// reported beside them.
 #pragma once
 
 #include <functional>
@@ -33,7 +36,7 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
 
 /// What the profile's GPUs are built from (all alike: GPU 0 is measured).
 struct GpuInputs {
-  int count = 0;  ///< GPUs of the profile; 0: none
+  int count = 0;                  ///< GPUs of the profile; 0: none
   double gemm_flops_per_s = 0;    ///< the best SGEMM rate over the sizes
   double memory_bytes_per_s = 0;  ///< elementwise, bytes touched per second
   double memory_bytes = 0;        ///< device memory
