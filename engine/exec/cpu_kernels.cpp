@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "engine/exec/random_values.hpp"
+
 namespace opsim::cpu {
 
 void sgemm(const float* a, const float* b, float* c, std::size_t m, std::size_t n, std::size_t k,
@@ -31,15 +33,7 @@ void mul(const float* a, const float* b, float* out, std::size_t n) {
 }
 
 void fill_random(float* out, std::size_t n, std::uint64_t seed) {
-  for (std::size_t i = 0; i < n; ++i) {
-    // splitmix64 of (seed, i): cheap, stateless, reproducible.
-    std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 1;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    out[i] =
-        static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ull << 23)) - 1.0f;
-  }
+  for (std::size_t i = 0; i < n; ++i) out[i] = random_value(seed, i);
 }
 
 void fill(float* out, std::size_t n, float value) {

@@ -1,4 +1,5 @@
 #include "engine/exec/cuda_kernels.cuh"
+#include "engine/exec/random_values.hpp"
 
 namespace opsim::cuda {
 namespace {
@@ -34,16 +35,9 @@ __global__ void fill_kernel(float* out, std::size_t n, float value) {
   for (std::size_t i = first_index(); i < n; i += grid_stride()) out[i] = value;
 }
 
-// The same arithmetic as cpu::fill_random, so that a seed gives the same array anywhere.
+// The function cpu::fill_random uses, so that a seed gives the same array anywhere.
 __global__ void fill_random_kernel(float* out, std::size_t n, std::uint64_t seed) {
-  for (std::size_t i = first_index(); i < n; i += grid_stride()) {
-    std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 1;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    out[i] =
-        static_cast<float>(static_cast<double>(z >> 40) / static_cast<double>(1ull << 23)) - 1.0f;
-  }
+  for (std::size_t i = first_index(); i < n; i += grid_stride()) out[i] = random_value(seed, i);
 }
 
 __global__ void sum_kernel(const float* x, std::size_t n, float* out) {
