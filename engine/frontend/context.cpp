@@ -87,7 +87,7 @@ struct ContextImpl {
     return id;
   }
 
-  /// Records `op` reading `reads` and writing `write`, with `kernel` as its real work.
+  /// Records `op` reading `reads` and writing `write`, with `work` as its real work.
   OpId issue(Op op, std::string_view name, std::initializer_list<ArrayState*> reads,
              ArrayState* write, Work work, bool program_op = true) {
     if (real() && options.max_in_flight_ops != 0) {
