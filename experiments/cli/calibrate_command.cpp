@@ -4,8 +4,10 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "experiments/calibration/calibration.hpp"
+#include "experiments/calibration/profile_changes.hpp"
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "hw_models/input_error.hpp"
@@ -15,14 +17,26 @@
 namespace opsim {
 namespace {
 
-std::string format_value(const calibration::Measurement& m) {
+std::string format_value(double value, const std::string& unit) {
   char buf[64];
-  if (m.unit == "flop/s") {
-    std::snprintf(buf, sizeof buf, "%.1f GFLOP/s", m.value / 1e9);
+  if (unit == "flop/s") {
+    std::snprintf(buf, sizeof buf, "%.1f GFLOP/s", value / 1e9);
     return buf;
   }
-  if (m.unit == "bytes/s") return format_bytes_per_s(m.value);
-  return format_seconds(m.value);
+  if (unit == "bytes/s") return format_bytes_per_s(value);
+  if (unit == "s") return format_seconds(value);
+  std::snprintf(buf, sizeof buf, "%g", value);
+  return buf;
+}
+
+std::string format_value(const calibration::Measurement& m) {
+  return format_value(m.value, m.unit);
+}
+
+std::string format_change(double change) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", change * 100);
+  return buf;
 }
 
 calibration::CalibrationReport calibrate_report(bool quick, int repeats,
@@ -73,9 +87,27 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
   if (options.format != "table" && options.format != "json")
     throw InputError("--format: '" + options.format + "' is not one of table, json");
   if (options.repeats < 0) throw InputError("--repeats: must be at least 1");
+  // The previous profile is read first: a bad file is an error before minutes of measuring.
+  std::optional<Machine> previous;
+  if (!options.against.empty()) {
+    previous = load_topology_file(options.against);
+    try {
+      (void)calibration::profile_inputs(*previous);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(options.against + ": --against needs a calibrated profile (" + e.what() +
+                       ")");
+    }
+  }
   const calibration::CalibrationReport report = calibrate_report(
       options.quick, options.repeats, options.scratch_dir, statistic_option(options.statistic));
   if (!options.out_path.empty()) save_topology_file(report.machine, options.out_path);
+  std::vector<calibration::ParameterChange> changes;
+  std::vector<std::string> differ;
+  if (previous) {
+    changes = calibration::profile_changes(*previous, report.machine);
+    for (const auto& c : changes)
+      if (c.differs()) differ.push_back(c.name);
+  }
 
   std::vector<std::string> noisy;
   for (const auto& m : report.measurements)
@@ -95,6 +127,18 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
                                      {"noisy", m.noisy()},
                                      {"samples", m.samples}});
     if (!report.disk_note.empty()) out["disk_note"] = report.disk_note;
+    if (previous) {
+      nlohmann::json parameters = nlohmann::json::array();
+      for (const auto& c : changes)
+        parameters.push_back({{"name", c.name},
+                              {"unit", c.unit},
+                              {"previous", c.previous},
+                              {"now", c.now},
+                              {"change", c.change()},
+                              {"differs", c.differs()}});
+      out["against"] = {
+          {"profile", options.against}, {"parameters", parameters}, {"differ", differ}};
+    }
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -111,6 +155,23 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
     std::cout << "Noisy parameters (spread above 5%): ";
     for (std::size_t i = 0; i < noisy.size(); ++i) std::cout << (i ? ", " : "") << noisy[i];
     std::cout << "\n";
+  }
+  if (previous) {
+    std::cout << "\nAgainst " << options.against << ":\n";
+    TextTable against({"parameter", "previous", "now", "change", ""},
+                      {false, true, true, true, false});
+    for (const auto& c : changes)
+      against.add_row({c.name, format_value(c.previous, c.unit), format_value(c.now, c.unit),
+                       format_change(c.change()), c.differs() ? "differs (>5%)" : ""});
+    std::cout << against.render() << "\n";
+    if (differ.empty()) {
+      std::cout << "All " << changes.size() << " parameters within 5% of " << options.against
+                << "\n";
+    } else {
+      std::cout << "Differ by more than 5% from " << options.against << ": ";
+      for (std::size_t i = 0; i < differ.size(); ++i) std::cout << (i ? ", " : "") << differ[i];
+      std::cout << "\n";
+    }
   }
   std::cout << report.gpu_note << "\n";
   if (!report.disk_note.empty()) std::cout << "disk: " << report.disk_note << "\n";

@@ -17,6 +17,9 @@ struct CalibrateCommandOptions {
   std::string format = "table";              ///< table or json
   std::string scratch_dir;                   ///< disk scratch; empty: temp directory
   std::string statistic = "median";          ///< median or best sample per measurement
+  /// A previous profile of this machine: each parameter is compared with it and those more
+  /// than 5 % apart are named (repeatability). Empty: none.
+  std::string against;
 };
 
 int run_calibrate_command(const CalibrateCommandOptions& options);

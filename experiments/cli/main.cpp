@@ -146,6 +146,8 @@ int main(int argc, char** argv) {
       ->add_option("--statistic", calibrate.statistic,
                    "median, or best (highest rate / shortest time) of the repeats")
       ->capture_default_str();
+  calibrate_cmd->add_option("--against", calibrate.against,
+                            "A previous profile: name the parameters more than 5% apart");
   calibrate_cmd->add_option("--scratch-dir", calibrate.scratch_dir,
                             "Directory for the disk scratch file (default: temp directory)");
 

@@ -53,9 +53,23 @@ std::string fixed_profile() {
 
 TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   const std::string out = (scratch_dir() / "profile.yaml").string();
-  const auto r = opsim("calibrate --quick --format json --out " + out);
+  const std::string previous = fixed_profile();
+  const auto r = opsim("calibrate --quick --format json --out " + out + " --against " + previous);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
+  // Repeatability: every profile parameter against the previous profile, those more than 5%
+  // apart named.
+  const auto& against = doc.at("against");
+  EXPECT_EQ(against.at("profile"), previous);
+  EXPECT_GE(against.at("parameters").size(), 12u);
+  std::vector<std::string> differ;
+  for (const auto& p : against.at("parameters")) {
+    const double change = p.at("now").get<double>() / p.at("previous").get<double>() - 1;
+    EXPECT_NEAR(p.at("change").get<double>(), change, 1e-9) << p.at("name");
+    EXPECT_EQ(p.at("differs").get<bool>(), std::abs(change) > 0.05) << p.at("name");
+    if (p.at("differs").get<bool>()) differ.push_back(p.at("name"));
+  }
+  EXPECT_EQ(against.at("differ").get<std::vector<std::string>>(), differ);
   // 2 GEMM sizes x 2 thread counts + 10, + elementwise at 2 and 8 MiB (quick: 32 MiB
   // buffers), + the GPU's where one is usable.
   std::size_t cpu_and_disk = 0;
@@ -114,6 +128,8 @@ TEST(CalibrationCli, BadInputIsOneLineAndExitCode2) {
       "validate --profile " + profile,
       "calibrate --quick --repeats -1",
       "calibrate --quick --statistic mean",
+      "calibrate --quick --against " + data("missing.yaml"),
+      "calibrate --quick --against " + data("small.json"),
       "validate " + data("small.json") + " --profile " + profile + " --statistic mean",
       "validate --suite " + data("small.json") + " --profile " + profile,
       "validate " + data("small.json") + " --profile " + profile + " --min-time -1",

@@ -9,6 +9,7 @@
 
 #include "engine/workload_file.hpp"
 #include "experiments/calibration/calibration.hpp"
+#include "experiments/calibration/profile_changes.hpp"
 #include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
 #include "topologies/topology_yaml.hpp"
@@ -233,6 +234,27 @@ TEST(Profile, ProfileInputsInvertBuildProfile) {
   EXPECT_NEAR(profile_inputs(m).disk_random_write_s, 250e-6, 1e-15);
   EXPECT_EQ(machine_difference(m, build_profile(profile_inputs(m), "calibrated-test")), "");
   EXPECT_THROW(profile_inputs(resolve_topology("dgx1-v100")), std::invalid_argument);
+}
+
+TEST(Profile, TwoCalibrationsAreComparedParameterByParameter) {
+  ProfileInputs in = sample_inputs();
+  in.memory_pass_rates = {{8 << 20, 9e9}, {128 << 20, 4e9}};
+  in.disk_random_write_s = 60e-6;
+  in.disk_random_read_beside_sequential_s = 480e-6;
+  const Machine previous = build_profile(in, "calibrated-test");
+  in.gemm_flops_per_s_per_stream *= 1.04;  // within 5%
+  in.disk_random_read_s *= 1.10;           // beyond
+  in.memory_pass_rates[0].bytes_per_s *= 0.9;
+  const Machine now = build_profile(in, "calibrated-test");
+  std::vector<std::string> differ;
+  for (const ParameterChange& c : profile_changes(previous, now))
+    if (c.differs()) differ.push_back(c.name);
+  EXPECT_EQ(differ, (std::vector<std::string>{"elementwise 8 MiB", "disk random read"}));
+  for (const ParameterChange& c : profile_changes(previous, previous)) {
+    EXPECT_EQ(c.change(), 0.0) << c.name;
+    EXPECT_FALSE(c.differs()) << c.name;
+  }
+  EXPECT_THROW(profile_changes(previous, resolve_topology("dgx1-v100")), std::invalid_argument);
 }
 
 TEST(Profile, WorkloadsNameTheCalibrationGroupsTheyUse) {

@@ -1,0 +1,47 @@
+#include "experiments/calibration/profile_changes.hpp"
+
+#include "experiments/calibration/calibration.hpp"
+
+namespace opsim::calibration {
+
+std::vector<ParameterChange> profile_changes(const Machine& previous, const Machine& now) {
+  const ProfileInputs a = profile_inputs(previous);
+  const ProfileInputs b = profile_inputs(now);
+  std::vector<ParameterChange> changes;
+  auto add = [&](std::string name, std::string unit, double before, double after) {
+    changes.push_back({std::move(name), std::move(unit), before, after});
+  };
+  add("compute streams", "", a.compute_streams, b.compute_streams);
+  add("gemm per stream", "flop/s", a.gemm_flops_per_s_per_stream, b.gemm_flops_per_s_per_stream);
+  add("elementwise", "bytes/s", a.elementwise_bytes_per_s, b.elementwise_bytes_per_s);
+  for (const MemoryPassRate& pa : a.memory_pass_rates)
+    for (const MemoryPassRate& pb : b.memory_pass_rates)
+      if (pa.working_set_bytes == pb.working_set_bytes)
+        add("elementwise " + std::to_string(static_cast<long long>(pa.working_set_bytes) >> 20) +
+                " MiB",
+            "bytes/s", pa.bytes_per_s, pb.bytes_per_s);
+  add("memcpy 1 stream", "bytes/s", a.memcpy_bytes_per_s, b.memcpy_bytes_per_s);
+  add("memcpy 2 streams", "bytes/s", a.memcpy_two_streams_bytes_per_s,
+      b.memcpy_two_streams_bytes_per_s);
+  add("dram first access", "s", a.first_access_s, b.first_access_s);
+  add("disk sequential read", "bytes/s", a.disk_read_bytes_per_s, b.disk_read_bytes_per_s);
+  add("disk sequential write", "bytes/s", a.disk_write_bytes_per_s, b.disk_write_bytes_per_s);
+  add("disk random read", "s", a.disk_random_read_s, b.disk_random_read_s);
+  add("disk random write", "s", a.disk_random_write_s, b.disk_random_write_s);
+  add("disk random read beside a sequential read", "s", a.disk_random_read_beside_sequential_s,
+      b.disk_random_read_beside_sequential_s);
+  add("host dispatch per op", "s", a.dispatch_s, b.dispatch_s);
+  if (a.gpus.count > 0 && b.gpus.count > 0) {
+    add("gpu gemm", "flop/s", a.gpus.gemm_flops_per_s, b.gpus.gemm_flops_per_s);
+    add("gpu elementwise", "bytes/s", a.gpus.memory_bytes_per_s, b.gpus.memory_bytes_per_s);
+    add("gpu launch per op", "s", a.gpus.launch_s, b.gpus.launch_s);
+    add("gpu copies (pinned)", "bytes/s", a.gpus.host_to_device_bytes_per_s,
+        b.gpus.host_to_device_bytes_per_s);
+    add("gpu copy latency", "s", a.gpus.copy_latency_s, b.gpus.copy_latency_s);
+    if (a.gpus.peer_bytes_per_s > 0 && b.gpus.peer_bytes_per_s > 0)
+      add("gpu peer copy", "bytes/s", a.gpus.peer_bytes_per_s, b.gpus.peer_bytes_per_s);
+  }
+  return changes;
+}
+
+}  // namespace opsim::calibration
