@@ -13,13 +13,16 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
   };
   add("compute streams", "", a.compute_streams, b.compute_streams);
   add("gemm per stream", "flop/s", a.gemm_flops_per_s_per_stream, b.gemm_flops_per_s_per_stream);
-  add("elementwise", "bytes/s", a.elementwise_bytes_per_s, b.elementwise_bytes_per_s);
+  // By working set where both have rates for it (the largest is the plain elementwise rate).
+  const std::size_t before_passes = changes.size();
   for (const MemoryPassRate& pa : a.memory_pass_rates)
     for (const MemoryPassRate& pb : b.memory_pass_rates)
       if (pa.working_set_bytes == pb.working_set_bytes)
         add("elementwise " + std::to_string(static_cast<long long>(pa.working_set_bytes) >> 20) +
                 " MiB",
             "bytes/s", pa.bytes_per_s, pb.bytes_per_s);
+  if (changes.size() == before_passes)
+    add("elementwise", "bytes/s", a.elementwise_bytes_per_s, b.elementwise_bytes_per_s);
   add("memcpy 1 stream", "bytes/s", a.memcpy_bytes_per_s, b.memcpy_bytes_per_s);
   add("memcpy 2 streams", "bytes/s", a.memcpy_two_streams_bytes_per_s,
       b.memcpy_two_streams_bytes_per_s);
