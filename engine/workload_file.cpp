@@ -85,6 +85,11 @@ class OpReader {
     if (!id) {
       std::vector<std::string> names;
       for (const Device& d : machine_.devices()) names.push_back(d.name);
+      // A GPU workload on a machine without GPUs (e.g. a profile calibrated on a host
+      // without one) says so rather than suggesting a CPU.
+      if (device_name.rfind("gpu", 0) == 0 && machine_.gpus().empty())
+        fail(std::string("'") + key + "': unknown device '" + device_name + "': topology '" +
+             machine_.name() + "' has no GPU");
       fail(std::string("'") + key + "': unknown device '" + device_name + "' in topology '" +
            machine_.name() + "'" + suggestion(device_name, names));
     }

@@ -56,6 +56,23 @@ struct BadCase {
   const char* expected;
 };
 
+TEST(WorkloadFile, AGpuOpOnAMachineWithoutGpusSaysSo) {
+  // E.g. the GPU validation suite against a profile calibrated on a host without a GPU.
+  Machine m("cpu-only");
+  m.add_cpu("cpu0", CpuModel{});
+  m.seal();
+  const WorkloadFile file = parse_workload_json(
+      R"({"ops": [{"name": "mm", "kind": "compute", "device": "gpu0", "flops": 1e9}]})", "g.json");
+  try {
+    (void)build_workload_graph(file, m);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown device 'gpu0': topology 'cpu-only' has no GPU"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(WorkloadFile, BadInputsGiveOneLinePlaceAndReason) {
   const Machine m = desktop();
   const BadCase cases[] = {
@@ -76,10 +93,12 @@ TEST(WorkloadFile, BadInputsGiveOneLinePlaceAndReason) {
        "unknown key 'devcie' (did you mean 'device'?)"},
       {R"({"ops": [{"name": "a", "kind": "compute"}, {"name": "a", "kind": "compute"}]})",
        "ops[1] ('a'): duplicate op name 'a'"},
-      {R"({"ops": [{"name": "a", "kind": "compute", "after": ["b"]}]})", "'after': no op named 'b'"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "after": ["b"]}]})",
+       "'after': no op named 'b'"},
       {R"({"ops": [{"name": "a", "kind": "compute", "after": ["b"]}, {"name": "b", "kind": "compute", "after": ["a"]}]})",
        "bad.json: dependency cycle: 'a' -> 'b' -> 'a'"},
-      {R"({"ops": [{"name": "a", "kind": "compute", "device": "nvme0"}]})", "device 'nvme0' is a disk"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "device": "nvme0"}]})",
+       "device 'nvme0' is a disk"},
       {R"({"ops": [{"name": "a", "kind": "disk_read", "disk": "nvme0", "to": "cpu0", "bytes": 10, "pattern": "random"}]})",
        "missing 'block'"},
       {R"({"ops": [{"name": "a", "kind": "dispatch", "device": "cpu0"}]})", "missing 'seconds'"},
