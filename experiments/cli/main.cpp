@@ -181,6 +181,11 @@ int main(int argc, char** argv) {
       "--recalibrate", validate.recalibrate,
       "Suite: right before each workload, measure again what its ops use (the profile "
       "gives the rest), so both see a shared host in the same state");
+  validate_cmd
+      ->add_option("--rounds", validate.rounds,
+                   "Suite: N rounds of a fresh calibration then the suite; each workload's "
+                   "error over the rounds (median, range)")
+      ->capture_default_str();
   validate_cmd->add_option("--scratch-dir", validate.scratch_dir,
                            "Directory for disk scratch files (default: temp directory)");
 

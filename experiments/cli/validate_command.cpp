@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_writer.hpp"
@@ -137,24 +139,11 @@ int run_suite_recalibrating(const ValidateCommandOptions& o, const std::string& 
                      o.repeats, o.statistic, format);
 }
 
-int run_suite(const ValidateCommandOptions& o, const std::string& format) {
-  std::error_code ec;
-  if (!fs::is_directory(o.suite_dir, ec))
-    throw InputError(o.suite_dir + ": --suite needs a directory of workload files");
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(o.suite_dir))
-    if (entry.is_regular_file() && entry.path().extension() == ".json")
-      files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  if (files.empty()) throw InputError(o.suite_dir + ": no *.json workload files");
-  std::vector<WorkloadFile> workloads;
-  for (const auto& f : files) workloads.push_back(load_workload_file(f.string()));
-
-  const Machine profile = resolve_profile(o);
-  for (const auto& w : workloads) (void)build_workload_graph(w, profile);  // errors first
-  if (o.recalibrate) return run_suite_recalibrating(o, format, workloads, profile);
-
-  // Simulations first, one child each, before the real runs start threads.
+// The suite once on `profile`: simulations first, one child each, before the real runs start
+// threads; then each workload's real runs.
+std::vector<ValidationResult> validate_suite_once(const ValidateCommandOptions& o,
+                                                  const std::vector<WorkloadFile>& workloads,
+                                                  const Machine& profile) {
   std::vector<std::function<std::string()>> jobs;
   for (const auto& w : workloads) {
     const std::uint32_t window = calibration::effective_max_in_flight(w, o.max_in_flight);
@@ -186,8 +175,102 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
     bar.advance();
   }
   bar.finish();
+  return results;
+}
 
-  return print_suite(results, profile.name(), o.repeats, o.statistic, format);
+// Rounds of (calibrate, suite): each workload's makespan error in every round, then the
+// median per workload, so that one lucky or unlucky round on a shared host is not the answer.
+// `first`: round 1's profile (the given one, or the first fresh calibration).
+int run_suite_rounds(const ValidateCommandOptions& o, const std::string& format,
+                     const std::vector<WorkloadFile>& workloads, const Machine& first) {
+  std::vector<std::vector<double>> errors(workloads.size());
+  std::string profile_name = first.name();
+  for (int round = 1; round <= o.rounds; ++round) {
+    std::cerr << "opsim validate: round " << round << " of " << o.rounds << "\n";
+    const Machine profile =
+        round > 1 && o.profile_path.empty()
+            ? calibrate_with_progress(false, 0, o.scratch_dir, statistic_option(o.statistic))
+            : first;
+    profile_name = profile.name();
+    const std::vector<ValidationResult> results = validate_suite_once(o, workloads, profile);
+    for (std::size_t i = 0; i < results.size(); ++i) errors[i].push_back(results[i].makespan_error);
+  }
+  std::vector<double> medians, all;
+  for (const auto& e : errors) {
+    medians.push_back(calibration::median(e));
+    all.insert(all.end(), e.begin(), e.end());
+  }
+  const double med = calibration::median_abs(medians);
+  const double worst = calibration::worst_abs(medians);
+  const double worst_round = calibration::worst_abs(all);
+  const std::string how = o.profile_path.empty() ? "a fresh calibration then the suite"
+                                                 : "the suite on " + o.profile_path;
+  if (format == "json") {
+    nlohmann::json out = {{"profile", profile_name},
+                          {"rounds", o.rounds},
+                          {"median_abs_error", med},
+                          {"worst_abs_error", worst},
+                          {"worst_abs_error_any_round", worst_round}};
+    out["workloads"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < workloads.size(); ++i)
+      out["workloads"].push_back(
+          {{"workload", workloads[i].name}, {"errors", errors[i]}, {"median_error", medians[i]}});
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  auto range = [](const std::vector<double>& e) {
+    const auto [lo, hi] = std::minmax_element(e.begin(), e.end());
+    return percent(*lo) + " … " + percent(*hi);
+  };
+  char summary[160];
+  std::snprintf(summary, sizeof summary,
+                "median |error| %.1f%%, worst %.1f%% (of the per-workload medians); worst in any "
+                "round %.1f%%",
+                med * 100, worst * 100, worst_round * 100);
+  if (format == "markdown") {
+    std::cout << "| workload | rounds | median error | range |\n|---|---:|---:|---:|\n";
+    for (std::size_t i = 0; i < workloads.size(); ++i)
+      std::cout << "| " << workloads[i].name << " | " << errors[i].size() << " | "
+                << percent(medians[i]) << " | " << range(errors[i]) << " |\n";
+    std::cout << "\n" << summary << "\n";
+    return 0;
+  }
+  std::cout << "Validation over " << o.rounds << " rounds, each " << how << "\n\n";
+  TextTable table({"workload", "rounds", "median error", "range"}, {false, true, true, true});
+  for (std::size_t i = 0; i < workloads.size(); ++i)
+    table.add_row({workloads[i].name, std::to_string(errors[i].size()), percent(medians[i]),
+                   range(errors[i])});
+  std::cout << table.render() << "\n" << summary << "\n";
+  return 0;
+}
+
+int run_suite(const ValidateCommandOptions& o, const std::string& format) {
+  std::error_code ec;
+  if (!fs::is_directory(o.suite_dir, ec))
+    throw InputError(o.suite_dir + ": --suite needs a directory of workload files");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(o.suite_dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw InputError(o.suite_dir + ": no *.json workload files");
+  std::vector<WorkloadFile> workloads;
+  for (const auto& f : files) workloads.push_back(load_workload_file(f.string()));
+
+  if (o.rounds > 1) {
+    // Every round calibrates afresh, unless --profile names the profile to use throughout.
+    const Machine first =
+        o.profile_path.empty()
+            ? calibrate_with_progress(false, 0, o.scratch_dir, statistic_option(o.statistic))
+            : load_topology_file(o.profile_path);
+    for (const auto& w : workloads) (void)build_workload_graph(w, first);  // errors first
+    return run_suite_rounds(o, format, workloads, first);
+  }
+  const Machine profile = resolve_profile(o);
+  for (const auto& w : workloads) (void)build_workload_graph(w, profile);  // errors first
+  if (o.recalibrate) return run_suite_recalibrating(o, format, workloads, profile);
+  return print_suite(validate_suite_once(o, workloads, profile), profile.name(), o.repeats,
+                     o.statistic, format);
 }
 
 }  // namespace
@@ -200,6 +283,10 @@ int run_validate_command(const ValidateCommandOptions& o) {
   if (!(o.min_real_s >= 0) || o.min_real_s > 3600)
     throw InputError("--min-time: must be between 0 and 3600 seconds");
   (void)statistic_option(o.statistic);  // bad input before any run
+  if (o.rounds < 1 || o.rounds > 100) throw InputError("--rounds: must be between 1 and 100");
+  if (o.rounds > 1 && o.suite_dir.empty()) throw InputError("--rounds goes with --suite");
+  if (o.rounds > 1 && o.recalibrate)
+    throw InputError("--rounds and --recalibrate: choose one way to recalibrate");
   if (!o.suite_dir.empty()) {
     if (!o.workload_path.empty()) throw InputError("give either WORKLOAD or --suite DIR, not both");
     return run_suite(o, format);

@@ -26,6 +26,10 @@ struct ValidateCommandOptions {
   /// median: the median real run (and median calibration samples for quick calibrations);
   /// best: the fastest run and the best samples, the least disturbed by other work.
   std::string statistic = "median";
+  /// Suite: this many rounds, each a fresh calibration (as `opsim calibrate`; with --profile,
+  /// that profile every round) and then the suite; reports each workload's error over the
+  /// rounds (median and range). 1: one suite run, its table.
+  int rounds = 1;
 };
 
 int run_validate_command(const ValidateCommandOptions& options);

@@ -90,6 +90,38 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   EXPECT_GT(nlohmann::json::parse(sim.out).at("makespan_s").get<double>(), 0);
 }
 
+TEST(CalibrationCli, SuiteRoundsReportEachWorkloadsErrorOverTheRounds) {
+  // Two workloads, two rounds on one profile: every round's error, their median per workload,
+  // and the summary over the medians.
+  const fs::path suite = scratch_dir() / "rounds-suite";
+  fs::create_directories(suite);
+  fs::copy_file(data("small.json"), suite / "a.json", fs::copy_options::overwrite_existing);
+  std::ofstream(suite / "b.json") << [] {
+    std::string text = slurp(data("small.json"));
+    text.replace(text.find("\"small\""), 7, "\"small-b\"");
+    return text;
+  }();
+  const auto r = opsim("validate --suite " + suite.string() + " --profile " + fixed_profile() +
+                       " --rounds 2 --repeats 2 --min-time 0 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("rounds"), 2);
+  ASSERT_EQ(doc.at("workloads").size(), 2u);
+  std::vector<double> medians;
+  double worst_any = 0;
+  for (const auto& w : doc.at("workloads")) {
+    const auto errors = w.at("errors").get<std::vector<double>>();
+    ASSERT_EQ(errors.size(), 2u) << w.at("workload");
+    EXPECT_NEAR(w.at("median_error").get<double>(), (errors[0] + errors[1]) / 2, 1e-12);
+    medians.push_back(std::abs(w.at("median_error").get<double>()));
+    for (double e : errors) worst_any = std::max(worst_any, std::abs(e));
+  }
+  EXPECT_EQ(doc.at("workloads")[1].at("workload"), "small-b");
+  EXPECT_NEAR(doc.at("worst_abs_error").get<double>(), std::max(medians[0], medians[1]), 1e-12);
+  EXPECT_NEAR(doc.at("median_abs_error").get<double>(), (medians[0] + medians[1]) / 2, 1e-12);
+  EXPECT_NEAR(doc.at("worst_abs_error_any_round").get<double>(), worst_any, 1e-12);
+}
+
 TEST(CalibrationCli, ValidatePrintsJsonAndWritesThreeTraces) {
   const fs::path traces = scratch_dir() / "traces";
   const auto r = opsim("validate " + data("small.json") + " --profile " + fixed_profile() +
@@ -133,6 +165,9 @@ TEST(CalibrationCli, BadInputIsOneLineAndExitCode2) {
       "validate " + data("small.json") + " --profile " + profile + " --statistic mean",
       "validate --suite " + data("small.json") + " --profile " + profile,
       "validate " + data("small.json") + " --profile " + profile + " --min-time -1",
+      "validate " + data("small.json") + " --profile " + profile + " --rounds 2",
+      "validate --suite " + data("") + " --profile " + profile + " --rounds 0",
+      "validate --suite " + data("") + " --profile " + profile + " --rounds 2 --recalibrate",
   };
   for (const std::string& args : bad) {
     const auto r = opsim(args);
