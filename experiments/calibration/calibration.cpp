@@ -274,151 +274,176 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   return m;
 }
 
-CalibrationReport calibrate(const CalibrationOptions& options) {
-  const auto t0 = Clock::now();
-  const Plan plan = plan_for(options);
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  CalibrationReport report;
+// The parameters a calibration measures (the ones CalibrationOptions::only asks for) and the
+// state their samples share: scratch files, a frontend Context, every sample so far.
+struct Calibrator::State {
+  CalibrationOptions options;
+  Plan plan;
+  int hw = 1;
+  std::string scratch;
+  std::vector<std::size_t> pass_sizes;
+  std::vector<CalibrationItem> items;
+  std::vector<std::vector<double>> samples;  // per item, in the order taken
+  Clock::time_point t0 = Clock::now();
+  std::unique_ptr<DiskFile> file, streamed;
+  std::string disk_note, gpu_note;
+  std::uint64_t rng = 0x9E3779B97F4A7C15ull;
+  std::unique_ptr<frontend::Context> ctx;
+  std::shared_ptr<GpuRuntime> gpu_runtime_used;
 
+  explicit State(const CalibrationOptions& o);
+  DiskFile& disk();
+  double random_requests(int count, bool write);
+  CalibrationReport build(std::size_t first, std::size_t end) const;
+};
+
+Calibrator::State::State(const CalibrationOptions& o)
+    : options(o),
+      plan(plan_for(o)),
+      hw(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
   namespace fs = std::filesystem;
+  if (!options.only.empty() && options.base == nullptr)
+    throw std::invalid_argument("calibrate: measuring only some groups needs a base profile");
   const fs::path dir =
       options.scratch_dir.empty() ? fs::temp_directory_path() : fs::path(options.scratch_dir);
-  const std::string scratch =
-      (dir / ("opsim-calibrate-" + std::to_string(::getpid()) + ".bin")).string();
+  scratch = (dir / ("opsim-calibrate-" + std::to_string(::getpid()) + ".bin")).string();
 
   using Item = CalibrationItem;
-  std::vector<Item> items;
   std::vector<int> thread_counts = {1};
   if (hw > 1) thread_counts.push_back(hw);
   for (std::size_t n : plan.gemm_sizes)
     for (int t : thread_counts)
       items.push_back({"gemm " + std::to_string(n) + " x" + std::to_string(t) + " thread", "flop/s",
-                       [=] { return gemm_rate(n, t, plan.min_s); }});
-  items.push_back({"memcpy 1 stream", "bytes/s",
-                   [=] { return memcpy_rate(plan.memcpy_bytes, 1, plan.min_s); }});
-  items.push_back({"memcpy 2 streams", "bytes/s",
-                   [=] { return memcpy_rate(plan.memcpy_bytes, 2, plan.min_s); }});
-  items.push_back({"elementwise 1 thread", "bytes/s",
-                   [=] { return elementwise_rate(plan.memcpy_bytes, plan.min_s); }});
+                       [n, t, min_s = plan.min_s] { return gemm_rate(n, t, min_s); }});
+  const std::size_t memcpy_bytes = plan.memcpy_bytes;
+  const double min_s = plan.min_s;
+  items.push_back(
+      {"memcpy 1 stream", "bytes/s", [=] { return memcpy_rate(memcpy_bytes, 1, min_s); }});
+  items.push_back(
+      {"memcpy 2 streams", "bytes/s", [=] { return memcpy_rate(memcpy_bytes, 2, min_s); }});
+  items.push_back(
+      {"elementwise 1 thread", "bytes/s", [=] { return elementwise_rate(memcpy_bytes, min_s); }});
   // Smaller working sets run from cache: the simulator interpolates between these.
-  std::vector<std::size_t> pass_sizes;
   for (std::size_t mb : {2, 8, 32})
-    if ((mb << 20) < plan.memcpy_bytes) pass_sizes.push_back(mb << 20);
+    if ((mb << 20) < memcpy_bytes) pass_sizes.push_back(mb << 20);
   for (std::size_t bytes : pass_sizes)
     items.push_back({"elementwise " + std::to_string(bytes >> 20) + " MiB", "bytes/s",
-                     [=] { return elementwise_rate(bytes, plan.min_s); }});
-  items.push_back(
-      {"dram first access", "s", [=] { return chase_latency(plan.chase_bytes, plan.min_s); }});
+                     [=] { return elementwise_rate(bytes, min_s); }});
+  items.push_back({"dram first access", "s",
+                   [chase = plan.chase_bytes, min_s] { return chase_latency(chase, min_s); }});
 
-  std::unique_ptr<DiskFile> file;
-  auto disk = [&]() -> DiskFile& {
-    if (!file) {
-      file = std::make_unique<DiskFile>(scratch);
-      report.disk_note = file->note();
-      file->ensure_size(std::max<std::uint64_t>(plan.disk_bytes, 64u << 20));
-    }
-    return *file;
-  };
-  items.push_back({"disk sequential write", "bytes/s", [&] {
+  const std::uint64_t disk_bytes = plan.disk_bytes;
+  items.push_back({"disk sequential write", "bytes/s", [this, disk_bytes] {
                      // Appends, as the executor's disk writes do: new blocks, not overwrites.
                      DiskFile& f = disk();
                      const std::uint64_t end = f.size_bytes();
                      const auto s = Clock::now();
-                     f.write(end, plan.disk_bytes, 0);
-                     return plan.disk_bytes / seconds_since(s);
+                     f.write(end, disk_bytes, 0);
+                     return disk_bytes / seconds_since(s);
                    }});
-  items.push_back({"disk sequential read", "bytes/s", [&] {
+  items.push_back({"disk sequential read", "bytes/s", [this, disk_bytes] {
                      DiskFile& f = disk();
                      const auto s = Clock::now();
-                     f.read(0, plan.disk_bytes, 0);
-                     return plan.disk_bytes / seconds_since(s);
+                     f.read(0, disk_bytes, 0);
+                     return disk_bytes / seconds_since(s);
                    }});
-  std::uint64_t rng = 0x9E3779B97F4A7C15ull;
-  // Seconds per random 4 KiB read (or write: an overwrite in place), `count` of them within
-  // the file's first 64 MiB, as the executor's random disk ops do them.
-  auto random_requests = [&](int count, bool write) {
-    DiskFile& f = disk();
-    const std::uint64_t blocks = (64u << 20) / 4096;
-    const auto s = Clock::now();
-    for (int i = 0; i < count; ++i) {
-      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-      if (write)
-        f.write((rng % blocks) * 4096, 4096, 4096);
-      else
-        f.read((rng % blocks) * 4096, 4096, 4096);
-    }
-    return seconds_since(s) / count;
-  };
-  auto random_reads = [&](int count) { return random_requests(count, false); };
-  items.push_back({"disk random 4KiB read", "s", [&] { return random_reads(plan.random_reads); }});
-  items.push_back(
-      {"disk random 4KiB write", "s", [&] { return random_requests(plan.random_reads, true); }});
+  const int random_count = plan.random_reads;
+  items.push_back({"disk random 4KiB read", "s",
+                   [this, random_count] { return random_requests(random_count, false); }});
+  items.push_back({"disk random 4KiB write", "s",
+                   [this, random_count] { return random_requests(random_count, true); }});
   // The same random reads while another file is read sequentially (1 MiB requests, as the
   // executor's sequential reads): how long a small request waits behind large ones.
-  std::unique_ptr<DiskFile> streamed;
-  items.push_back({"disk random 4KiB read beside a sequential read", "s", [&] {
-                     disk();
-                     if (!streamed) {
-                       streamed = std::make_unique<DiskFile>(scratch + ".seq");
-                       streamed->ensure_size(plan.disk_bytes);
-                     }
-                     std::atomic<bool> stop{false};
-                     std::thread reader([&] {
-                       while (!stop.load(std::memory_order_relaxed))
-                         streamed->read(0, plan.disk_bytes, 0);
-                     });
-                     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-                     const double per_read_s = random_reads(std::max(1, plan.random_reads / 4));
-                     stop = true;
-                     reader.join();
-                     return per_read_s;
-                   }});
-  std::unique_ptr<frontend::Context> ctx;
-  items.push_back({"host dispatch per op", "s", [&] {
+  items.push_back(
+      {"disk random 4KiB read beside a sequential read", "s", [this, disk_bytes, random_count] {
+         disk();
+         if (!streamed) {
+           streamed = std::make_unique<DiskFile>(scratch + ".seq");
+           streamed->ensure_size(disk_bytes);
+         }
+         std::atomic<bool> stop{false};
+         std::thread reader([&] {
+           while (!stop.load(std::memory_order_relaxed)) streamed->read(0, disk_bytes, 0);
+         });
+         std::this_thread::sleep_for(std::chrono::milliseconds(5));
+         const double per_read_s = random_requests(std::max(1, random_count / 4), false);
+         stop = true;
+         reader.join();
+         return per_read_s;
+       }});
+  const int dispatch_ops = plan.dispatch_ops;
+  items.push_back({"host dispatch per op", "s", [this, dispatch_ops] {
                      // The frontend issuing tiny independent ops: t1 is the issuing cost.
                      if (!ctx) ctx = std::make_unique<frontend::Context>(frontend::host_machine());
                      frontend::Array x = ctx->full(frontend::cpu(), 1, 1, 1.0f);
                      for (int i = 0; i < 100; ++i) (void)ctx->add(x, x);  // warm the workers
                      ctx->waitall();
                      const auto s = Clock::now();
-                     for (int i = 0; i < plan.dispatch_ops; ++i) (void)ctx->add(x, x);
+                     for (int i = 0; i < dispatch_ops; ++i) (void)ctx->add(x, x);
                      const double issue_s = seconds_since(s);
                      ctx->waitall();
-                     return issue_s / plan.dispatch_ops;
+                     return issue_s / dispatch_ops;
                    }});
 
   std::string why_no_gpu;
   for (Item& item : gpu_calibration_items(options.quick, plan.min_s, &why_no_gpu))
     items.push_back(std::move(item));
-  const std::shared_ptr<GpuRuntime> gpu_runtime_used = gpu_runtime();
-  report.gpu_note = gpu_runtime_used
-                        ? "measured gpu0 (" + gpu_runtime_used->device_name(0) + ") of " +
-                              std::to_string(gpu_runtime_used->device_count()) + " GPU(s)"
-                        : "no GPU measured: " + why_no_gpu;
+  gpu_runtime_used = gpu_runtime();
+  gpu_note = gpu_runtime_used ? "measured gpu0 (" + gpu_runtime_used->device_name(0) + ") of " +
+                                    std::to_string(gpu_runtime_used->device_count()) + " GPU(s)"
+                              : "no GPU measured: " + why_no_gpu;
 
   if (!options.only.empty()) {
     // A targeted calibration: the groups asked for; the base profile gives the rest.
-    if (options.base == nullptr)
-      throw std::invalid_argument("calibrate: measuring only some groups needs a base profile");
     std::erase_if(items, [&](const Item& item) {
       for (const std::string& group : options.only)
         if (item.name.rfind(group, 0) == 0) return false;
       return true;
     });
   }
-  std::size_t done = 0;
-  for (const Item& item : items) {
-    Measurement m{item.name, item.unit, {}, 0, 0};
-    for (int r = 0; r < plan.repeats; ++r) m.samples.push_back(item.sample());
+  samples.resize(items.size());
+}
+
+DiskFile& Calibrator::State::disk() {
+  if (!file) {
+    file = std::make_unique<DiskFile>(scratch);
+    disk_note = file->note();
+    file->ensure_size(std::max<std::uint64_t>(plan.disk_bytes, 64u << 20));
+  }
+  return *file;
+}
+
+// Seconds per random 4 KiB read (or write: an overwrite in place), `count` of them within
+// the file's first 64 MiB, as the executor's random disk ops do them.
+double Calibrator::State::random_requests(int count, bool write) {
+  DiskFile& f = disk();
+  const std::uint64_t blocks = (64u << 20) / 4096;
+  const auto s = Clock::now();
+  for (int i = 0; i < count; ++i) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    if (write)
+      f.write((rng % blocks) * 4096, 4096, 4096);
+    else
+      f.read((rng % blocks) * 4096, 4096, 4096);
+  }
+  return seconds_since(s) / count;
+}
+
+CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) const {
+  CalibrationReport report;
+  report.disk_note = disk_note;
+  report.gpu_note = gpu_note;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::vector<double>& all = samples[i];
+    Measurement m{items[i].name, items[i].unit, {}, 0, 0};
+    m.samples.assign(all.begin() + static_cast<std::ptrdiff_t>(std::min(first, all.size())),
+                     all.begin() + static_cast<std::ptrdiff_t>(std::min(end, all.size())));
+    if (m.samples.empty())
+      throw std::logic_error("calibrate: no sample of '" + m.name + "' in the passes asked for");
     m.value = reduce(m.samples, options.statistic, m.unit != "s");
     m.spread = spread(m.samples);
     report.measurements.push_back(std::move(m));
-    if (options.on_progress) options.on_progress(++done, items.size());
   }
-  file.reset();
-  streamed.reset();
-  ctx.reset();
-  cpu::set_blas_threads(hw);
 
   ProfileInputs in = options.base != nullptr ? profile_inputs(*options.base) : ProfileInputs{};
   in.hardware_threads = hw;
@@ -486,6 +511,54 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
   report.machine = build_profile(in, profile_name());
   report.elapsed_s = seconds_since(t0);
   return report;
+}
+
+Calibrator::Calibrator(const CalibrationOptions& options)
+    : state_(std::make_unique<State>(options)) {}
+
+Calibrator::~Calibrator() {
+  state_->file.reset();
+  state_->streamed.reset();
+  state_->ctx.reset();
+  cpu::set_blas_threads(state_->hw);
+}
+
+std::size_t Calibrator::parameter_count() const {
+  return state_->items.size();
+}
+
+int Calibrator::repeats() const {
+  return state_->plan.repeats;
+}
+
+void Calibrator::sample(std::size_t parameter, int count) {
+  State& s = *state_;
+  for (int r = 0; r < count; ++r) s.samples.at(parameter).push_back(s.items.at(parameter).sample());
+  // The executor sets its own thread counts per op; leave OpenBLAS as a fresh process has it.
+  cpu::set_blas_threads(s.hw);
+}
+
+std::size_t Calibrator::take_pass() {
+  for (std::size_t i = 0; i < parameter_count(); ++i) {
+    sample(i, 1);
+    if (state_->options.on_progress) state_->options.on_progress(i + 1, parameter_count());
+  }
+  return state_->samples.empty() ? 0 : state_->samples.front().size() - 1;
+}
+
+CalibrationReport Calibrator::report(std::size_t first_sample, std::size_t end_sample) const {
+  return state_->build(first_sample, end_sample);
+}
+
+CalibrationReport calibrate(const CalibrationOptions& options) {
+  Calibrator calibrator(options);
+  // All samples of one parameter back to back: its spread is the host's noise over
+  // seconds, not the drift over the whole calibration.
+  for (std::size_t i = 0; i < calibrator.parameter_count(); ++i) {
+    calibrator.sample(i, calibrator.repeats());
+    if (options.on_progress) options.on_progress(i + 1, calibrator.parameter_count());
+  }
+  return calibrator.report();
 }
 
 }  // namespace opsim::calibration

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,37 @@ struct CalibrationReport {
   double elapsed_s = 0;
   /// The measurement named `name`; throws std::out_of_range when absent.
   const Measurement& get(const std::string& name) const;
+};
+
+/// A calibration taken a sample at a time, so that its samples can be interleaved with other
+/// work: `opsim validate --interleave` puts a workload's real runs between passes over the
+/// parameters it uses, and simulates each round on the samples taken beside it.
+///
+///   Calibrator c(options);            // options.only / base: the parameters to measure
+///   c.take_pass(); run(); c.take_pass();
+///   Machine beside = c.report(0, 2).machine;   // samples 0 and 1 of each parameter
+class Calibrator {
+ public:
+  /// Throws std::invalid_argument when options.only is set without options.base.
+  explicit Calibrator(const CalibrationOptions& options);
+  ~Calibrator();
+  Calibrator(const Calibrator&) = delete;
+  Calibrator& operator=(const Calibrator&) = delete;
+
+  std::size_t parameter_count() const;
+  int repeats() const;  ///< samples per parameter the options ask for (5, 3 with quick)
+  /// `count` samples of one parameter, back to back.
+  void sample(std::size_t parameter, int count);
+  /// One sample of every parameter (on_progress after each); returns the sample index taken.
+  std::size_t take_pass();
+  /// The measurements and profile from each parameter's samples [first, end) (all by
+  /// default), reduced by options.statistic.
+  CalibrationReport report(std::size_t first_sample = 0,
+                           std::size_t end_sample = static_cast<std::size_t>(-1)) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 /// Runs every measurement and builds the profile. Throws std::runtime_error when the

@@ -58,31 +58,46 @@ Trace simulate_workload(const WorkloadFile& workload, const Machine& profile,
   return parse_chrome_trace(text, workload.name + " (simulated)");
 }
 
-std::vector<Trace> run_workload_real(const WorkloadFile& workload, const Machine& profile,
-                                     const ValidationOptions& options, std::string* disk_note) {
-  const OpGraph graph = build_workload_graph(workload, profile);
-  SchedulerOptions scheduler_options;
-  scheduler_options.max_in_flight = effective_max_in_flight(workload, options.max_in_flight);
+RealWorkloadRunner::RealWorkloadRunner(const WorkloadFile& workload, const Machine& profile,
+                                       const ValidationOptions& options)
+    : graph_(build_workload_graph(workload, profile)),
+      profile_(profile),
+      title_(workload.name + " on " + profile.name()) {
+  scheduler_options_.max_in_flight = effective_max_in_flight(workload, options.max_in_flight);
   CpuBackendOptions backend_options;
   backend_options.scratch_dir = options.scratch_dir;
+  backend_ = std::make_unique<CpuBackend>(nullptr, backend_options);
+}
+
+RealWorkloadRunner::~RealWorkloadRunner() = default;
+
+Trace RealWorkloadRunner::run() {
+  Scheduler scheduler(profile_, graph_, *backend_, scheduler_options_);
+  TraceRecorder recorder(profile_, graph_, scheduler.streams(), title_, "real");
+  scheduler.add_observer(recorder);
+  scheduler.submit_all();
+  scheduler.run();
+  return recorder.finish();
+}
+
+std::string RealWorkloadRunner::disk_note() const {
+  return backend_->disk_note();
+}
+
+std::vector<Trace> run_workload_real(const WorkloadFile& workload, const Machine& profile,
+                                     const ValidationOptions& options, std::string* disk_note) {
   // One backend for all runs: the warm-up allocates scratch memory and disk files.
-  CpuBackend backend(nullptr, backend_options);
+  RealWorkloadRunner runner(workload, profile, options);
+  (void)runner.run();  // warm-up
   std::vector<Trace> runs;
   double timed_s = 0;
   const int at_least = std::max(1, options.repeats);
-  for (int r = 0; r <= at_least || (timed_s < options.min_real_s && r <= kMaxRealRuns); ++r) {
-    Scheduler scheduler(profile, graph, backend, scheduler_options);
-    TraceRecorder recorder(profile, graph, scheduler.streams(),
-                           workload.name + " on " + profile.name(), "real");
-    scheduler.add_observer(recorder);
-    scheduler.submit_all();
-    scheduler.run();
-    if (r > 0) {
-      runs.push_back(recorder.finish());
-      timed_s += ns_to_seconds(runs.back().makespan_ns());
-    }
+  while (static_cast<int>(runs.size()) < at_least ||
+         (timed_s < options.min_real_s && static_cast<int>(runs.size()) < kMaxRealRuns)) {
+    runs.push_back(runner.run());
+    timed_s += ns_to_seconds(runs.back().makespan_ns());
   }
-  if (disk_note != nullptr) *disk_note = backend.disk_note();
+  if (disk_note != nullptr) *disk_note = runner.disk_note();
   return runs;
 }
 
@@ -202,6 +217,15 @@ nlohmann::json to_json(const ValidationResult& r) {
                                   {"simulated_s", c.simulated_s},
                                   {"error", c.error}});
   if (!r.disk_note.empty()) out["disk_note"] = r.disk_note;
+  if (!r.rounds.empty()) {
+    out["rounds"] = nlohmann::json::array();
+    for (const RoundComparison& round : r.rounds)
+      out["rounds"].push_back(
+          {{"real_s", round.real_s}, {"simulated_s", round.simulated_s}, {"error", round.error}});
+    out["pooled"] = {{"real_s", r.pooled.real_s},
+                     {"simulated_s", r.pooled.simulated_s},
+                     {"error", r.pooled.error}};
+  }
   return out;
 }
 

@@ -15,14 +15,21 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "engine/op_graph.hpp"
+#include "engine/scheduler.hpp"
 #include "engine/trace.hpp"
 #include "engine/workload_file.hpp"
 #include "experiments/calibration/accuracy.hpp"
 #include "hw_models/machine.hpp"
+
+namespace opsim {
+class CpuBackend;
+}
 
 namespace opsim::calibration {
 
@@ -46,6 +53,14 @@ struct ClassComparison {
   double error = 0;        ///< relative_error(real_s, simulated_s)
 };
 
+/// One round of an interleaved validation: its real runs (reduced by the statistic) and the
+/// simulation on the calibration samples taken right before and after them.
+struct RoundComparison {
+  double real_s = 0;
+  double simulated_s = 0;
+  double error = 0;
+};
+
 struct ValidationResult {
   std::string workload;
   double real_s = 0;       ///< real makespan: the median run's (or the fastest's)
@@ -59,6 +74,10 @@ struct ValidationResult {
   Trace real_trace;
   Trace sim_trace;
   std::string disk_note;  ///< non-empty when disk ops could not bypass the page cache
+  /// Interleaved validation: every round (the result's own figures are the median round's).
+  std::vector<RoundComparison> rounds;
+  /// Interleaved validation: all real runs against the simulation on all passes' samples.
+  RoundComparison pooled;
 };
 
 /// The window a run uses: `option` when non-zero, else the workload's "max_in_flight"
@@ -68,6 +87,26 @@ std::uint32_t effective_max_in_flight(const WorkloadFile& workload, std::uint32_
 /// Simulates the workload on `profile` in a forked child and returns its trace.
 Trace simulate_workload(const WorkloadFile& workload, const Machine& profile,
                         std::uint32_t max_in_flight);
+/// Runs a workload for real, again and again on one backend (its scratch memory and disk
+/// files made by the first run stay for the next).
+class RealWorkloadRunner {
+ public:
+  RealWorkloadRunner(const WorkloadFile& workload, const Machine& profile,
+                     const ValidationOptions& options);
+  ~RealWorkloadRunner();
+  RealWorkloadRunner(const RealWorkloadRunner&) = delete;
+  RealWorkloadRunner& operator=(const RealWorkloadRunner&) = delete;
+  Trace run();                    ///< one run, its trace
+  std::string disk_note() const;  ///< the executor's O_DIRECT note
+
+ private:
+  OpGraph graph_;
+  Machine profile_;
+  std::string title_;
+  SchedulerOptions scheduler_options_;
+  std::unique_ptr<CpuBackend> backend_;
+};
+
 /// Runs the workload for real: a warm-up and `repeats` timed runs; returns every run's
 /// trace (the warm-up left out). `disk_note` receives the executor's O_DIRECT note.
 std::vector<Trace> run_workload_real(const WorkloadFile& workload, const Machine& profile,

@@ -177,10 +177,12 @@ int main(int argc, char** argv) {
       ->add_option("--statistic", validate.statistic,
                    "median real run, or best (the fastest; quick calibrations take best samples)")
       ->capture_default_str();
-  validate_cmd->add_flag(
-      "--recalibrate", validate.recalibrate,
-      "Suite: right before each workload, measure again what its ops use (the profile "
-      "gives the rest), so both see a shared host in the same state");
+  validate_cmd
+      ->add_option("--interleave", validate.interleave,
+                   "N rounds of real runs, each between two passes measuring what the workload "
+                   "uses; each round simulated on the samples beside it; the median round "
+                   "reported (0: off)")
+      ->capture_default_str();
   validate_cmd
       ->add_option("--rounds", validate.rounds,
                    "Suite: N rounds of a fresh calibration then the suite; each workload's "

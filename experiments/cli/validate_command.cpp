@@ -13,6 +13,7 @@
 #include "engine/chrome_trace_writer.hpp"
 #include "experiments/calibration/accuracy.hpp"
 #include "experiments/calibration/calibration.hpp"
+#include "experiments/calibration/interleaved_validation.hpp"
 #include "experiments/calibration/validation.hpp"
 #include "experiments/cli/calibrate_command.hpp"
 #include "experiments/cli/process_pool.hpp"
@@ -57,7 +58,14 @@ void print_one(const ValidationResult& r, const std::string& format, const std::
   std::cout << r.workload << ": real " << format_seconds(r.real_s) << " (" << statistic << " of "
             << r.real_samples_s.size() << ", run-to-run IQR " << percent(r.real_iqr, false)
             << "), simulated " << format_seconds(r.simulated_s) << ", makespan error "
-            << percent(r.makespan_error) << "\n\n";
+            << percent(r.makespan_error) << "\n";
+  if (!r.rounds.empty()) {
+    std::cout << "interleaved: the median of " << r.rounds.size()
+              << " round(s) of real runs between calibration passes; each round's error:";
+    for (const auto& round : r.rounds) std::cout << " " << percent(round.error);
+    std::cout << "\n";
+  }
+  std::cout << "\n";
   TextTable table({"op class", "real busy", "simulated busy", "error"}, {false, true, true, true});
   for (const auto& c : r.by_op_class)
     table.add_row(
@@ -71,8 +79,19 @@ void print_one(const ValidationResult& r, const std::string& format, const std::
   }
 }
 
+// Each round's error, lowest to highest ("-1.2% … +3.4%"); empty without rounds.
+std::string round_range(const ValidationResult& r) {
+  if (r.rounds.empty()) return "";
+  double lo = r.rounds.front().error, hi = lo;
+  for (const auto& round : r.rounds) lo = std::min(lo, round.error), hi = std::max(hi, round.error);
+  return percent(lo) + " … " + percent(hi);
+}
+
+// `interleave`: the rounds per workload when interleaved ("" otherwise): the table then
+// shows each workload's median round and the range of its rounds' errors.
 int print_suite(const std::vector<ValidationResult>& results, const std::string& profile_name,
-                int repeats, const std::string& statistic, const std::string& format) {
+                int repeats, const std::string& statistic, const std::string& format,
+                const std::string& interleave = "") {
   std::vector<double> errors;
   for (const auto& r : results) errors.push_back(r.makespan_error);
   const double med = calibration::median_abs(errors);
@@ -80,33 +99,51 @@ int print_suite(const std::vector<ValidationResult>& results, const std::string&
   if (format == "json") {
     nlohmann::json out = {
         {"profile", profile_name}, {"median_abs_error", med}, {"worst_abs_error", worst}};
+    if (!interleave.empty()) out["interleave_rounds"] = std::stoi(interleave);
     out["workloads"] = nlohmann::json::array();
     for (const auto& r : results) out["workloads"].push_back(calibration::to_json(r));
     std::cout << out.dump(2) << "\n";
     return 0;
   }
+  const bool rounds = !interleave.empty();
   if (format == "markdown") {
-    std::cout << "| workload | real runs | real (median) | run-to-run IQR | simulated | error "
-                 "|\n|---|---:|---:|---:|---:|---:|\n";
+    std::cout << "| workload | real runs | real (" << (rounds ? "median round" : "median")
+              << ") | run-to-run IQR | simulated | error |" << (rounds ? " rounds' errors |" : "")
+              << "\n|---|---:|---:|---:|---:|---:|" << (rounds ? "---:|" : "") << "\n";
     for (const auto& r : results)
       std::cout << "| " << r.workload << " | " << r.real_samples_s.size() << " | "
                 << format_seconds(r.real_s) << " | " << percent(r.real_iqr, false) << " | "
-                << format_seconds(r.simulated_s) << " | " << percent(r.makespan_error) << " |\n";
+                << format_seconds(r.simulated_s) << " | " << percent(r.makespan_error) << " |"
+                << (rounds ? " " + round_range(r) + " |" : "") << "\n";
     char buf[64];
+    const char* tail = rounds ? " |" : "";
     std::snprintf(buf, sizeof buf, "%.1f%%", med * 100);
-    std::cout << "| **median abs error** | | | | | " << buf << " |\n";
+    std::cout << "| **median abs error** | | | | | " << buf << " |" << tail << "\n";
     std::snprintf(buf, sizeof buf, "%.1f%%", worst * 100);
-    std::cout << "| **worst abs error** | | | | | " << buf << " |\n";
+    std::cout << "| **worst abs error** | | | | | " << buf << " |" << tail << "\n";
     return 0;
   }
   std::cout << "Validation on " << profile_name << " (real: " << statistic << " of at least "
-            << repeats << " runs; IQR: their run-to-run spread)\n\n";
-  TextTable table({"workload", "runs", "real", "IQR", "simulated", "error"},
-                  {false, true, true, true, true, true});
-  for (const auto& r : results)
-    table.add_row({r.workload, std::to_string(r.real_samples_s.size()), format_seconds(r.real_s),
-                   percent(r.real_iqr, false), format_seconds(r.simulated_s),
-                   percent(r.makespan_error)});
+            << repeats << " runs; IQR: their run-to-run spread)\n";
+  if (rounds)
+    std::cout << "Interleaved: " << interleave
+              << " rounds of real runs between calibration passes; each row is the workload's "
+                 "median round\n";
+  std::cout << "\n";
+  std::vector<std::string> header = {"workload", "runs", "real", "IQR", "simulated", "error"};
+  std::vector<bool> right = {false, true, true, true, true, true};
+  if (rounds) header.push_back("rounds' errors"), right.push_back(true);
+  TextTable table(header, right);
+  for (const auto& r : results) {
+    std::vector<std::string> row = {r.workload,
+                                    std::to_string(r.real_samples_s.size()),
+                                    format_seconds(r.real_s),
+                                    percent(r.real_iqr, false),
+                                    format_seconds(r.simulated_s),
+                                    percent(r.makespan_error)};
+    if (rounds) row.push_back(round_range(r));
+    table.add_row(row);
+  }
   std::cout << table.render();
   char buf[96];
   std::snprintf(buf, sizeof buf, "median |error| %.1f%%, worst %.1f%%\n", med * 100, worst * 100);
@@ -114,29 +151,29 @@ int print_suite(const std::vector<ValidationResult>& results, const std::string&
   return 0;
 }
 
-// Each workload: a quick calibration, its simulation on that profile, then its real runs.
-int run_suite_recalibrating(const ValidateCommandOptions& o, const std::string& format,
-                            const std::vector<WorkloadFile>& workloads, const Machine& first) {
-  std::vector<ValidationResult> results;
-  for (std::size_t i = 0; i < workloads.size(); ++i) {
-    std::cerr << "opsim validate: " << workloads[i].name << "\n";
-    // Right before the workload runs, measure again what its ops depend on (full sizes and
-    // repeats, as `opsim calibrate`), so that calibration and real runs see the host in the
-    // same state; the rest of the profile stays as given.
-    const Machine profile = calibrate_groups(
-        first, calibration::groups_used_by(build_workload_graph(workloads[i], first), first),
-        o.scratch_dir, statistic_option(o.statistic));
-    calibration::ValidationOptions vo;
-    vo.repeats = o.repeats;
-    vo.min_real_s = o.min_real_s;
-    vo.max_in_flight = o.max_in_flight;
-    vo.scratch_dir = o.scratch_dir;
-    vo.statistic = statistic_option(o.statistic);
-    results.push_back(calibration::validate_workload(workloads[i], profile, vo));
-    if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
-  }
-  return print_suite(results, first.name() + " (its parameters each workload uses recalibrated)",
-                     o.repeats, o.statistic, format);
+calibration::ValidationOptions validation_options(const ValidateCommandOptions& o) {
+  calibration::ValidationOptions vo;
+  vo.repeats = o.repeats;
+  vo.min_real_s = o.min_real_s;
+  vo.max_in_flight = o.max_in_flight;
+  vo.scratch_dir = o.scratch_dir;
+  vo.statistic = statistic_option(o.statistic);
+  return vo;
+}
+
+// Each workload's real runs in rounds between calibration passes over what its ops use,
+// each round simulated on the samples beside it (interleaved_validation.hpp).
+ValidationResult validate_interleaved(const ValidateCommandOptions& o, const WorkloadFile& workload,
+                                      const Machine& base, ProgressBar& bar) {
+  calibration::InterleavedOptions io;
+  io.rounds = o.interleave;
+  io.validation = validation_options(o);
+  io.on_progress = [&bar](std::size_t, std::size_t) { bar.advance(); };
+  return calibration::validate_interleaved(workload, base, io);
+}
+
+std::size_t interleave_steps(const ValidateCommandOptions& o) {
+  return 2 * static_cast<std::size_t>(o.interleave) + 1;
 }
 
 // The suite once on `profile`: simulations first, one child each, before the real runs start
@@ -159,12 +196,7 @@ std::vector<ValidationResult> validate_suite_once(const ValidateCommandOptions& 
   for (std::size_t i = 0; i < workloads.size(); ++i) {
     if (!sims[i].ok)
       throw std::runtime_error(workloads[i].source + ": simulation failed: " + sims[i].output);
-    calibration::ValidationOptions vo;
-    vo.repeats = o.repeats;
-    vo.min_real_s = o.min_real_s;
-    vo.max_in_flight = o.max_in_flight;
-    vo.scratch_dir = o.scratch_dir;
-    vo.statistic = statistic_option(o.statistic);
+    const calibration::ValidationOptions vo = validation_options(o);
     std::string note;
     const auto real = calibration::run_workload_real(workloads[i], profile, vo, &note);
     results.push_back(calibration::compare_runs(
@@ -268,7 +300,17 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
   }
   const Machine profile = resolve_profile(o);
   for (const auto& w : workloads) (void)build_workload_graph(w, profile);  // errors first
-  if (o.recalibrate) return run_suite_recalibrating(o, format, workloads, profile);
+  if (o.interleave > 0) {
+    ProgressBar bar(workloads.size() * interleave_steps(o), "steps (calibration passes, rounds)");
+    std::vector<ValidationResult> results;
+    for (const WorkloadFile& w : workloads) {
+      results.push_back(validate_interleaved(o, w, profile, bar));
+      if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
+    }
+    bar.finish();
+    return print_suite(results, profile.name(), o.repeats, o.statistic, format,
+                       std::to_string(o.interleave));
+  }
   return print_suite(validate_suite_once(o, workloads, profile), profile.name(), o.repeats,
                      o.statistic, format);
 }
@@ -285,8 +327,10 @@ int run_validate_command(const ValidateCommandOptions& o) {
   (void)statistic_option(o.statistic);  // bad input before any run
   if (o.rounds < 1 || o.rounds > 100) throw InputError("--rounds: must be between 1 and 100");
   if (o.rounds > 1 && o.suite_dir.empty()) throw InputError("--rounds goes with --suite");
-  if (o.rounds > 1 && o.recalibrate)
-    throw InputError("--rounds and --recalibrate: choose one way to recalibrate");
+  if (o.interleave < 0 || o.interleave > 100)
+    throw InputError("--interleave: must be between 0 and 100 rounds");
+  if (o.rounds > 1 && o.interleave > 0)
+    throw InputError("--rounds and --interleave: choose one way to recalibrate");
   if (!o.suite_dir.empty()) {
     if (!o.workload_path.empty()) throw InputError("give either WORKLOAD or --suite DIR, not both");
     return run_suite(o, format);
@@ -296,13 +340,14 @@ int run_validate_command(const ValidateCommandOptions& o) {
   const WorkloadFile workload = load_workload_file(o.workload_path);
   const Machine profile = resolve_profile(o);
   (void)build_workload_graph(workload, profile);  // bad input: InputError before any run
-  calibration::ValidationOptions vo;
-  vo.repeats = o.repeats;
-  vo.min_real_s = o.min_real_s;
-  vo.max_in_flight = o.max_in_flight;
-  vo.scratch_dir = o.scratch_dir;
-  vo.statistic = statistic_option(o.statistic);
-  const ValidationResult r = calibration::validate_workload(workload, profile, vo);
+  ValidationResult r;
+  if (o.interleave > 0) {
+    ProgressBar bar(interleave_steps(o), "steps (calibration passes, rounds)");
+    r = validate_interleaved(o, workload, profile, bar);
+    bar.finish();
+  } else {
+    r = calibration::validate_workload(workload, profile, validation_options(o));
+  }
   std::vector<fs::path> traces;
   if (!o.trace_dir.empty()) traces = calibration::write_validation_traces(r, o.trace_dir);
   print_one(r, format, o.statistic, traces);

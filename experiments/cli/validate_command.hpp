@@ -20,9 +20,10 @@ struct ValidateCommandOptions {
   int repeats = 5;          ///< timed real runs per workload (after a warm-up), at least
   double min_real_s = 1.0;  ///< and more until their makespans add up to this
   std::string scratch_dir;
-  /// Suite: calibrate quickly again right before each workload and simulate it on that fresh
-  /// profile, so that a shared machine's changing load hits both sides alike.
-  bool recalibrate = false;
+  /// N > 0: each workload's real runs in N rounds, each between two calibration passes over
+  /// the parameters its ops use; each round simulated on the samples beside it; the median
+  /// round reported. A shared machine's changing speed then hits both sides alike.
+  int interleave = 0;
   /// median: the median real run (and median calibration samples for quick calibrations);
   /// best: the fastest run and the best samples, the least disturbed by other work.
   std::string statistic = "median";

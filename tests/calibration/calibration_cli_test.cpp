@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -122,6 +123,35 @@ TEST(CalibrationCli, SuiteRoundsReportEachWorkloadsErrorOverTheRounds) {
   EXPECT_NEAR(doc.at("worst_abs_error_any_round").get<double>(), worst_any, 1e-12);
 }
 
+TEST(CalibrationCli, InterleavedValidationReportsEveryRound) {
+  // Real runs in rounds between calibration passes over what the workload uses (here the
+  // elementwise passes); every round in the JSON, the median round in the table.
+  const fs::path suite = scratch_dir() / "interleaved-suite";
+  fs::create_directories(suite);
+  fs::copy_file(data("elementwise-chain.json"), suite / "chain.json",
+                fs::copy_options::overwrite_existing);
+  const auto r = opsim("validate --suite " + suite.string() + " --profile " + fixed_profile() +
+                       " --interleave 2 --repeats 2 --min-time 0 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("interleave_rounds"), 2);
+  ASSERT_EQ(doc.at("workloads").size(), 1u);
+  const auto& w = doc.at("workloads")[0];
+  ASSERT_EQ(w.at("rounds").size(), 2u);
+  EXPECT_EQ(w.at("real_samples_s").size(), 2u);
+  const double lower = std::min(w.at("rounds")[0].at("error").get<double>(),
+                                w.at("rounds")[1].at("error").get<double>());
+  EXPECT_DOUBLE_EQ(w.at("makespan_error").get<double>(), lower);  // of two, the lower middle
+
+  const auto table = opsim("validate " + data("elementwise-chain.json") + " --profile " +
+                           fixed_profile() + " --interleave 1 --repeats 1 --min-time 0");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("interleaved: the median of 1 round(s) of real runs between calibration "
+                           "passes; each round's error: "),
+            std::string::npos)
+      << table.out;
+}
+
 TEST(CalibrationCli, ValidatePrintsJsonAndWritesThreeTraces) {
   const fs::path traces = scratch_dir() / "traces";
   const auto r = opsim("validate " + data("small.json") + " --profile " + fixed_profile() +
@@ -167,7 +197,8 @@ TEST(CalibrationCli, BadInputIsOneLineAndExitCode2) {
       "validate " + data("small.json") + " --profile " + profile + " --min-time -1",
       "validate " + data("small.json") + " --profile " + profile + " --rounds 2",
       "validate --suite " + data("") + " --profile " + profile + " --rounds 0",
-      "validate --suite " + data("") + " --profile " + profile + " --rounds 2 --recalibrate",
+      "validate --suite " + data("") + " --profile " + profile + " --rounds 2 --interleave 2",
+      "validate " + data("small.json") + " --profile " + profile + " --interleave -1",
   };
   for (const std::string& args : bad) {
     const auto r = opsim(args);
