@@ -21,6 +21,7 @@ ValidationResult validate_interleaved(const WorkloadFile& workload, const Machin
 
   std::vector<std::vector<Trace>> real(rounds);
   std::vector<Machine> profiles;
+  std::vector<std::vector<std::pair<std::string, double>>> measured;  // per round
   std::string disk_note;
   {
     CalibrationOptions co;
@@ -53,8 +54,13 @@ ValidationResult validate_interleaved(const WorkloadFile& workload, const Machin
       step();
     }
     disk_note = runner.disk_note();
-    for (std::size_t r = 0; r < rounds; ++r)
-      profiles.push_back(calibrator.report(r, r + 2).machine);
+    for (std::size_t r = 0; r < rounds; ++r) {
+      const CalibrationReport beside = calibrator.report(r, r + 2);
+      profiles.push_back(beside.machine);
+      measured.emplace_back();
+      for (const Measurement& m : beside.measurements)
+        measured.back().emplace_back(m.name, m.value);
+    }
     profiles.push_back(calibrator.report().machine);  // every pass: the pooled profile
   }  // the executor's and the calibration's threads end before the simulations fork
 
@@ -73,8 +79,9 @@ ValidationResult validate_interleaved(const WorkloadFile& workload, const Machin
   });
   ValidationResult result = compared[order[(rounds - 1) / 2]];
   result.real_samples_s.clear();
-  for (const ValidationResult& c : compared) {
-    result.rounds.push_back({c.real_s, c.simulated_s, c.makespan_error});
+  for (std::size_t r = 0; r < rounds; ++r) {
+    const ValidationResult& c = compared[r];
+    result.rounds.push_back({c.real_s, c.simulated_s, c.makespan_error, measured[r]});
     result.real_samples_s.insert(result.real_samples_s.end(), c.real_samples_s.begin(),
                                  c.real_samples_s.end());
   }
@@ -84,7 +91,7 @@ ValidationResult validate_interleaved(const WorkloadFile& workload, const Machin
     for (Trace& t : round) all_real.push_back(std::move(t));
   const ValidationResult pooled = compare_runs(
       workload.name, all_real, simulate_workload(workload, profiles.back(), window), vo.statistic);
-  result.pooled = {pooled.real_s, pooled.simulated_s, pooled.makespan_error};
+  result.pooled = {pooled.real_s, pooled.simulated_s, pooled.makespan_error, {}};
   result.disk_note = disk_note;
   return result;
 }

@@ -219,9 +219,14 @@ nlohmann::json to_json(const ValidationResult& r) {
   if (!r.disk_note.empty()) out["disk_note"] = r.disk_note;
   if (!r.rounds.empty()) {
     out["rounds"] = nlohmann::json::array();
-    for (const RoundComparison& round : r.rounds)
-      out["rounds"].push_back(
-          {{"real_s", round.real_s}, {"simulated_s", round.simulated_s}, {"error", round.error}});
+    for (const RoundComparison& round : r.rounds) {
+      nlohmann::json measured = nlohmann::json::object();
+      for (const auto& [name, value] : round.measured) measured[name] = value;
+      out["rounds"].push_back({{"real_s", round.real_s},
+                               {"simulated_s", round.simulated_s},
+                               {"error", round.error},
+                               {"measured", measured}});
+    }
     out["pooled"] = {{"real_s", r.pooled.real_s},
                      {"simulated_s", r.pooled.simulated_s},
                      {"error", r.pooled.error}};

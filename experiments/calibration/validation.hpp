@@ -18,6 +18,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/op_graph.hpp"
@@ -59,6 +60,9 @@ struct RoundComparison {
   double real_s = 0;
   double simulated_s = 0;
   double error = 0;
+  /// The calibration values the round was simulated with (measurement name → value in its
+  /// unit), so a round that misses can be traced to what the machine measured then.
+  std::vector<std::pair<std::string, double>> measured;
 };
 
 struct ValidationResult {

@@ -79,6 +79,10 @@ TEST(InterleavedValidation, RoundsAreSimulatedOnFreshSamplesAndTheMedianRoundRep
     EXPECT_LT(round.simulated_s, 0.1);
     EXPECT_GT(round.simulated_s, 0);
     EXPECT_DOUBLE_EQ(round.error, relative_error(round.real_s, round.simulated_s));
+    // What the round was simulated with: the elementwise group's measurements.
+    ASSERT_EQ(round.measured.size(), 3u);
+    EXPECT_EQ(round.measured[0].first, "elementwise 1 thread");
+    EXPECT_GT(round.measured[0].second, 1e8);
   }
   // The reported figures are the median round's, consistent with each other.
   std::vector<double> errors;
@@ -91,6 +95,7 @@ TEST(InterleavedValidation, RoundsAreSimulatedOnFreshSamplesAndTheMedianRoundRep
   EXPECT_LT(r.pooled.simulated_s, 0.1);
   const auto doc = to_json(r);
   EXPECT_EQ(doc.at("rounds").size(), 3u);
+  EXPECT_TRUE(doc.at("rounds")[0].at("measured").at("elementwise 1 thread").is_number());
   EXPECT_TRUE(doc.at("pooled").at("error").is_number());
 
   options.rounds = 0;
