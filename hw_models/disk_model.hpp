@@ -23,6 +23,9 @@ struct DiskModel {
   /// time: the small request queues behind the large ones (`opsim calibrate` measures it;
   /// 0: random reads do not notice sequential traffic).
   double random_read_wait_beside_sequential_s = 0;
+  /// What one sequential read gets while random reads run on the disk: the large requests
+  /// now wait behind the small ones too (`opsim calibrate` measures it; 0: unaffected).
+  double sequential_read_beside_random_bytes_per_s = 0;
 
   /// HDD: access = seek + half a rotation; IOPS follows from the access time.
   static DiskModel hdd(double rpm, double seek_s, double bytes_per_s);

@@ -33,7 +33,16 @@ constexpr double kWorkPerSecond = 1e9;
 constexpr double kHugeTcpGamma = 1e30;
 
 // Route kinds: the same (src, dst) pair routes differently for a copy and a disk op.
-enum RouteTag : std::uint8_t { kCopyRoute = 0, kDiskReadRoute = 1, kDiskWriteRoute = 2 };
+// kDiskReadBesideRandomRoute: a disk read's path plus the disk's link at the rate a
+// sequential read keeps while random reads run there (DiskModel); a sequential read moves to
+// it while they run. (A link, because SimGrid 3.32 ignores Comm::set_rate on host-to-host
+// comms.)
+enum RouteTag : std::uint8_t {
+  kCopyRoute = 0,
+  kDiskReadRoute = 1,
+  kDiskWriteRoute = 2,
+  kDiskReadBesideRandomRoute = 3
+};
 
 struct RouteEntry {
   DeviceId dst = kNoDevice;
@@ -82,6 +91,8 @@ struct Slot {
   std::uint32_t requests_left = 0;     // kDiskRequests: random reads still to serve
   DeviceId disk = kNoDevice;           // kDiskRequests: the disk they go to
   DeviceId sequential_on = kNoDevice;  // a sequential read: counted on this disk
+  DeviceId random_on = kNoDevice;      // a random read: counted on this disk until it ends
+  DeviceId read_to = kNoDevice;        // a disk read: the memory it reads into
 };
 
 SimBackend* g_active_backend = nullptr;
@@ -110,7 +121,11 @@ struct SimBackend::Impl {
   std::vector<Slot> slots;
   std::vector<std::uint32_t> free_slots;
   std::vector<std::uint32_t> sequential_reads;  // per disk: sequential reads running now
+  std::vector<std::uint32_t> random_reads;      // per disk: random reads running now
   sg4::ActivityPtr retired;  // the last completed activity, dropped at the next safe point
+  // Comms moved to another route: SimGrid signals their end later, so they stay alive until
+  // the run ends.
+  std::vector<sg4::ActivityPtr> cancelled;
   std::exception_ptr error;  // thrown by a completion handler during the run
   std::size_t in_flight = 0;
 
@@ -239,6 +254,61 @@ struct SimBackend::Impl {
     start_comm(slot);
   }
 
+  // The route a sequential read from `disk` into `memory` takes now: beside random reads,
+  // the one through the disk's beside-random link when the disk has that figure.
+  std::uint32_t sequential_read_route(DeviceId disk, DeviceId memory) const {
+    if (random_reads[disk] > 0 &&
+        machine->device(disk).disk.sequential_read_beside_random_bytes_per_s > 0)
+      return find_route(disk, memory, kDiskReadBesideRandomRoute);
+    return find_route(disk, memory, kDiskReadRoute);
+  }
+
+  void release_links(std::uint32_t slot) {
+    Slot& s = slots[slot];
+    if (!s.holds_links) return;
+    const Route& r = routes[s.route];
+    for (std::uint32_t i = 0; i < r.link_count; ++i) {
+      LinkState& link = links[route_links[r.link_begin + i]];
+      --link.flows;
+      if (link.closed_form == slot) link.closed_form = kNoSlot;
+    }
+    s.holds_links = false;
+  }
+
+  // Random reads started or ended on `disk`: every sequential read from it moves to the
+  // route of now (sequential_read_route) for the bytes it has left.
+  void reroute_sequential_reads(DeviceId disk) {
+    if (machine->device(disk).disk.sequential_read_beside_random_bytes_per_s <= 0) return;
+    const double now_s = sg4::Engine::get_clock();
+    for (std::uint32_t slot = 0; slot < slots.size(); ++slot) {
+      Slot& s = slots[slot];
+      if (s.phase == Phase::kFree || s.sequential_on != disk) continue;
+      const std::uint32_t route = sequential_read_route(disk, s.read_to);
+      if (route == s.route) continue;
+      double delay_s = 0;
+      if (s.phase == Phase::kActivity) {
+        sg4::ActivityPtr old = std::move(s.activity);
+        s.bytes = old->get_remaining();
+        old->set_data(nullptr);  // its cancellation is not this op's completion
+        old->cancel();
+        cancelled.push_back(std::move(old));
+      } else {  // kClosedForm or kDelayThenComm: a timer, and the bytes moved so far
+        s.timer->remove();
+        s.timer = nullptr;
+        if (now_s < s.comm_start_s)
+          delay_s = s.comm_start_s - now_s;
+        else if (s.phase == Phase::kClosedForm)
+          s.bytes -= (now_s - s.comm_start_s) * routes[s.route].bytes_per_s;
+      }
+      release_links(slot);
+      s.route = route;
+      if (s.bytes < 1)
+        delay_then_finish(slot, delay_s);
+      else
+        start_flow(slot, delay_s);
+    }
+  }
+
   // One random read's time on `disk`: its own access plus, per sequential read running on
   // the disk now, the wait behind that transfer's requests.
   double random_read_s(DeviceId disk) const {
@@ -253,14 +323,11 @@ struct SimBackend::Impl {
       --sequential_reads[s.sequential_on];
       s.sequential_on = kNoDevice;
     }
-    if (s.holds_links) {
-      const Route& r = routes[s.route];
-      for (std::uint32_t i = 0; i < r.link_count; ++i) {
-        LinkState& link = links[route_links[r.link_begin + i]];
-        --link.flows;
-        if (link.closed_form == slot) link.closed_form = kNoSlot;
-      }
-      s.holds_links = false;
+    release_links(slot);
+    if (s.random_on != kNoDevice) {
+      const DeviceId disk = s.random_on;
+      s.random_on = kNoDevice;
+      if (--random_reads[disk] == 0) reroute_sequential_reads(disk);
     }
     s.timer = nullptr;
     const OpId op = s.op;
@@ -312,6 +379,7 @@ SimBackend::SimBackend(SimBackendOptions options) : impl_(std::make_unique<Impl>
 
 SimBackend::~SimBackend() {
   impl_->retired.reset();
+  impl_->cancelled.clear();
   impl_->slots.clear();
   g_active_backend = nullptr;
   // The Engine is intentionally left alive: SimGrid 3.32 cannot create a second one in the
@@ -411,7 +479,12 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   for (OpId id = 0; id < graph.size(); ++id) {
     const Op& op = graph.op(id);
     if (op.kind == OpKind::kCopy) want(kCopyRoute, op.device, op.peer);
-    if (op.kind == OpKind::kDiskRead) want(kDiskReadRoute, op.device, op.peer);
+    if (op.kind == OpKind::kDiskRead) {
+      want(kDiskReadRoute, op.device, op.peer);
+      if (devices[op.device].kind == DeviceKind::kDisk &&
+          devices[op.device].disk.sequential_read_beside_random_bytes_per_s > 0)
+        want(kDiskReadBesideRandomRoute, op.device, op.peer);
+    }
     if (op.kind == OpKind::kDiskWrite) want(kDiskWriteRoute, op.peer, op.device);
   }
   std::vector<DeviceId> memories;
@@ -427,6 +500,8 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
       for (DeviceId b : memories) want(kCopyRoute, a, b);
       for (DeviceId disk : disks) {
         want(kDiskReadRoute, disk, a);
+        if (devices[disk].disk.sequential_read_beside_random_bytes_per_s > 0)
+          want(kDiskReadBesideRandomRoute, disk, a);
         want(kDiskWriteRoute, a, disk);
       }
     }
@@ -434,6 +509,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
 
   std::vector<sg4::Link*> membus(n, nullptr);
   std::vector<sg4::SplitDuplexLink*> media(n, nullptr);
+  std::vector<sg4::Link*> beside_random(n, nullptr);
   m.routes_from.assign(n, {});
   m.routes.clear();
   m.route_links.clear();
@@ -445,8 +521,9 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
     path.clear();
     double latency_s = 0;
     try {
-      if (tag == kDiskReadRoute || tag == kDiskWriteRoute) {
-        const DeviceId disk = tag == kDiskReadRoute ? src : dst;
+      const bool read = tag == kDiskReadRoute || tag == kDiskReadBesideRandomRoute;
+      if (read || tag == kDiskWriteRoute) {
+        const DeviceId disk = read ? src : dst;
         if (devices[disk].kind != DeviceKind::kDisk)
           throw std::invalid_argument("SimBackend: disk op on '" + devices[disk].name +
                                       "', which is not a disk");
@@ -457,8 +534,16 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
           media[disk]->get_link_down()->set_bandwidth(devices[disk].disk.write_bytes_per_s);
           media[disk]->set_latency(0)->seal();
         }
-        if (tag == kDiskReadRoute)
-          path.emplace_back(media[disk]->get_link_up(), sg4::LinkInRoute::Direction::UP);
+        if (read) path.emplace_back(media[disk]->get_link_up(), sg4::LinkInRoute::Direction::UP);
+        if (tag == kDiskReadBesideRandomRoute) {
+          if (beside_random[disk] == nullptr)
+            beside_random[disk] =
+                zone->create_link(devices[disk].name + "/beside-random",
+                                  devices[disk].disk.sequential_read_beside_random_bytes_per_s)
+                    ->set_latency(0)
+                    ->seal();
+          path.emplace_back(beside_random[disk]);
+        }
       }
       if (src == dst) {
         // A memcpy within one memory reads and writes every byte: half the bandwidth.
@@ -588,11 +673,19 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       const bool random = op.pattern == AccessPattern::kRandom && op.block_bytes > 0;
       Slot& s = m.slots[slot];
       s.route = route;
-      if (m.sequential_reads.size() < m.machine->devices().size())
+      if (m.sequential_reads.size() < m.machine->devices().size()) {
         m.sequential_reads.resize(m.machine->devices().size(), 0);
+        m.random_reads.resize(m.machine->devices().size(), 0);
+      }
       if (!random && !write) {
         ++m.sequential_reads[op.device];
         s.sequential_on = op.device;
+        s.read_to = op.peer;
+        s.route = m.sequential_read_route(op.device, op.peer);
+      }
+      if (random && !write) {
+        s.random_on = op.device;
+        if (m.random_reads[op.device]++ == 0) m.reroute_sequential_reads(op.device);
       }
       const double requests = random ? std::ceil(op.bytes / op.block_bytes) : 0;
       if (random && !write && disk.random_read_wait_beside_sequential_s > 0 && requests >= 1) {
@@ -645,6 +738,7 @@ void SimBackend::run_until_idle() {
   if (m.in_flight == 0) return;
   m.engine->run();
   m.retired.reset();
+  m.cancelled.clear();
   if (m.error) std::rethrow_exception(std::exchange(m.error, nullptr));
   if (m.in_flight != 0)
     throw std::logic_error("SimBackend: SimGrid stopped with " + std::to_string(m.in_flight) +

@@ -81,7 +81,8 @@ constexpr std::string_view kDiskKeysData[] = {"name",
                                               "read_iops",
                                               "write_iops",
                                               "queues",
-                                              "random_read_wait_beside_sequential"};
+                                              "random_read_wait_beside_sequential",
+                                              "sequential_read_beside_random"};
 constexpr Keys kDiskKeys{kDiskKeysData};
 constexpr std::string_view kDiskTypesData[] = {"hdd", "ssd", "nvme"};
 constexpr Keys kDiskTypes{kDiskTypesData};
@@ -456,6 +457,10 @@ DiskModel Reader::parse_disk(const YAML::Node& node, const std::string& what) co
     disk.random_read_wait_beside_sequential_s =
         quantity(v, "random_read_wait_beside_sequential", kDuration, Bound::kNonNegative);
   });
+  optional(node, "sequential_read_beside_random", [&](auto& v) {
+    disk.sequential_read_beside_random_bytes_per_s =
+        quantity(v, "sequential_read_beside_random", kBandwidth, Bound::kPositive);
+  });
   return disk;
 }
 
@@ -815,6 +820,9 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       if (k.random_read_wait_beside_sequential_s > 0)
         out << YAML::Key << "random_read_wait_beside_sequential" << YAML::Value
             << duration_text(k.random_read_wait_beside_sequential_s);
+      if (k.sequential_read_beside_random_bytes_per_s > 0)
+        out << YAML::Key << "sequential_read_beside_random" << YAML::Value
+            << bandwidth_text(k.sequential_read_beside_random_bytes_per_s);
       break;
     }
     case DeviceKind::kSwitch:
@@ -971,7 +979,10 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
                  p.read_bytes_per_s != q.read_bytes_per_s ||
                  p.write_bytes_per_s != q.write_bytes_per_s || p.read_iops != q.read_iops ||
                  p.write_iops != q.write_iops || p.queues != q.queues ||
-                 p.random_read_wait_beside_sequential_s != q.random_read_wait_beside_sequential_s,
+                 p.random_read_wait_beside_sequential_s !=
+                     q.random_read_wait_beside_sequential_s ||
+                 p.sequential_read_beside_random_bytes_per_s !=
+                     q.sequential_read_beside_random_bytes_per_s,
              at + "disk model");
     }
   }

@@ -157,6 +157,8 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.disk_random_write_s = 1.0 / disk.write_iops;
   in.disk_random_read_beside_sequential_s =
       in.disk_random_read_s + disk.random_read_wait_beside_sequential_s;
+  in.disk_sequential_read_beside_random_bytes_per_s =
+      disk.sequential_read_beside_random_bytes_per_s;
   in.gpus = calibrated_gpu_inputs(profile);
   return in;
 }
@@ -249,6 +251,9 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
       1.0 / (in.disk_random_write_s > 0 ? in.disk_random_write_s : in.disk_random_read_s);
   disk.random_read_wait_beside_sequential_s =
       std::max(0.0, in.disk_random_read_beside_sequential_s - in.disk_random_read_s);
+  // Never faster than alone.
+  disk.sequential_read_beside_random_bytes_per_s =
+      std::min(in.disk_sequential_read_beside_random_bytes_per_s, in.disk_read_bytes_per_s);
   disk.queues = 2;
 
   Machine m(host_name);
@@ -294,6 +299,11 @@ struct Calibrator::State {
   explicit State(const CalibrationOptions& o);
   DiskFile& disk();
   double random_requests(int count, bool write);
+  struct Beside {
+    double random_read_s = 0;           // per random read, while the sequential read runs
+    double sequential_bytes_per_s = 0;  // the sequential read's rate meanwhile
+  };
+  Beside random_beside_sequential(int random_reads);
   CalibrationReport build(std::size_t first, std::size_t end) const;
 };
 
@@ -353,24 +363,15 @@ Calibrator::State::State(const CalibrationOptions& o)
   items.push_back({"disk random 4KiB write", "s",
                    [this, random_count] { return random_requests(random_count, true); }});
   // The same random reads while another file is read sequentially (1 MiB requests, as the
-  // executor's sequential reads): how long a small request waits behind large ones.
-  items.push_back(
-      {"disk random 4KiB read beside a sequential read", "s", [this, disk_bytes, random_count] {
-         disk();
-         if (!streamed) {
-           streamed = std::make_unique<DiskFile>(scratch + ".seq");
-           streamed->ensure_size(disk_bytes);
-         }
-         std::atomic<bool> stop{false};
-         std::thread reader([&] {
-           while (!stop.load(std::memory_order_relaxed)) streamed->read(0, disk_bytes, 0);
-         });
-         std::this_thread::sleep_for(std::chrono::milliseconds(5));
-         const double per_read_s = random_requests(std::max(1, random_count / 4), false);
-         stop = true;
-         reader.join();
-         return per_read_s;
-       }});
+  // executor's sequential reads): how long a small request waits behind large ones, and
+  // what the sequential read keeps while small requests cut in.
+  const int beside_count = std::max(1, random_count / 4);
+  items.push_back({"disk random 4KiB read beside a sequential read", "s", [this, beside_count] {
+                     return random_beside_sequential(beside_count).random_read_s;
+                   }});
+  items.push_back({"disk sequential read beside random reads", "bytes/s", [this, beside_count] {
+                     return random_beside_sequential(beside_count).sequential_bytes_per_s;
+                   }});
   const int dispatch_ops = plan.dispatch_ops;
   items.push_back({"host dispatch per op", "s", [this, dispatch_ops] {
                      // The frontend issuing tiny independent ops: t1 is the issuing cost.
@@ -427,6 +428,35 @@ double Calibrator::State::random_requests(int count, bool write) {
       f.read((rng % blocks) * 4096, 4096, 4096);
   }
   return seconds_since(s) / count;
+}
+
+Calibrator::State::Beside Calibrator::State::random_beside_sequential(int random_reads) {
+  disk();
+  const std::uint64_t bytes = plan.disk_bytes;
+  if (!streamed) {
+    streamed = std::make_unique<DiskFile>(scratch + ".seq");
+    streamed->ensure_size(bytes);
+  }
+  constexpr std::uint64_t kRequestBytes = 1 << 20;
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> read_bytes{0};
+  std::thread reader([&] {
+    for (std::uint64_t at = 0; !stop.load(std::memory_order_relaxed);
+         at = (at + kRequestBytes) % bytes) {
+      streamed->read(at, kRequestBytes, 0);
+      read_bytes.fetch_add(kRequestBytes, std::memory_order_relaxed);
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::uint64_t bytes_before = read_bytes.load();
+  const auto s = Clock::now();
+  Beside result;
+  result.random_read_s = random_requests(random_reads, false);
+  const double window_s = seconds_since(s);
+  result.sequential_bytes_per_s = static_cast<double>(read_bytes.load() - bytes_before) / window_s;
+  stop = true;
+  reader.join();
+  return result;
 }
 
 CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) const {
@@ -491,6 +521,8 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
     in.disk_access_s = in.disk_random_read_s;
     in.disk_random_read_beside_sequential_s =
         report.get("disk random 4KiB read beside a sequential read").value;
+    in.disk_sequential_read_beside_random_bytes_per_s =
+        report.get("disk sequential read beside random reads").value;
   }
   if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
   if (measured("gpu gemm 1024")) {

@@ -121,6 +121,8 @@ struct ProfileInputs {
   double disk_random_write_s = 0;  ///< 0: not measured (taken as the random read)
   /// The same beside a sequential read of another file (0: not measured).
   double disk_random_read_beside_sequential_s = 0;
+  /// A sequential read's rate while random reads run beside it (0: not measured).
+  double disk_sequential_read_beside_random_bytes_per_s = 0;
   double dispatch_s = 0;
   GpuInputs gpus;  ///< count 0: no GPU in the profile
 };

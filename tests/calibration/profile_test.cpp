@@ -229,8 +229,14 @@ TEST(Profile, ProfileInputsInvertBuildProfile) {
   in.memory_pass_rates = {{8e6, 9e9}, {128e6, 4e9}};
   in.disk_random_read_beside_sequential_s = 480e-6;
   in.disk_random_write_s = 250e-6;
+  in.disk_sequential_read_beside_random_bytes_per_s = 0.4e9;
   const Machine m = build_profile(in, "calibrated-test");
   EXPECT_NEAR(m.device(*m.find_device("disk0")).disk.write_iops, 4000, 1e-6);
+  EXPECT_EQ(m.device(*m.find_device("disk0")).disk.sequential_read_beside_random_bytes_per_s,
+            0.4e9);
+  // A disturbed sample above the read alone is taken as the read alone.
+  in.disk_sequential_read_beside_random_bytes_per_s = 2e9;
+  EXPECT_EQ(build_profile(in, "x").device(1).disk.sequential_read_beside_random_bytes_per_s, 1.2e9);
   EXPECT_NEAR(profile_inputs(m).disk_random_write_s, 250e-6, 1e-15);
   EXPECT_EQ(machine_difference(m, build_profile(profile_inputs(m), "calibrated-test")), "");
   EXPECT_THROW(profile_inputs(resolve_topology("dgx1-v100")), std::invalid_argument);

@@ -452,6 +452,37 @@ TEST(SimBackend, RandomReadsWaitBehindASequentialRead) {
   const double random_s = seconds(both.end_ns[r]);
   EXPECT_NEAR(random_s, requests * (100e-6 + 400e-6) + requests * block / 1e9, 0.5e-3);
   EXPECT_NEAR(seconds(both.end_ns[seq]), 100e-6 + 200e6 / 1e9, 0.5e-3);
+
+  // With a calibrated rate for a sequential read beside random ones (250 MB/s), the
+  // sequential read keeps that rate while the random op runs, then speeds up again.
+  DiskModel slowed = disk;
+  slowed.sequential_read_beside_random_bytes_per_s = 0.25e9;
+  DiskMachine e(slowed);
+  OpGraph mixed;
+  const OpId r2 = mixed.add(
+      disk_op(OpKind::kDiskRead, e.disk, e.cpu, requests * block, AccessPattern::kRandom, 4096),
+      "random");
+  const OpId seq2 = mixed.add(
+      disk_op(OpKind::kDiskRead, e.disk, e.cpu, 200e6, AccessPattern::kSequential), "sequential");
+  const SimulationResult slow = simulate_isolated(e.machine, mixed, {});
+  const double requests_s = requests * (100e-6 + 400e-6);
+  // The random op's own bytes then share the media with the capped sequential read.
+  const double tail_s = requests * block / (1e9 - 0.25e9);
+  // (Within one request: the first one is timed before the sequential read is launched.)
+  EXPECT_NEAR(seconds(slow.end_ns[r2]), requests_s + tail_s, 0.5e-3);
+  const double seq_bytes_capped = (requests_s + tail_s - 100e-6) * 0.25e9;
+  EXPECT_NEAR(seconds(slow.end_ns[seq2]), requests_s + tail_s + (200e6 - seq_bytes_capped) / 1e9,
+              0.5e-3);
+  // A sequential read that starts while random reads run starts capped too.
+  OpGraph later;
+  const OpId first = later.add(
+      disk_op(OpKind::kDiskRead, e.disk, e.cpu, requests * block, AccessPattern::kRandom, 4096),
+      "random");
+  Op seq_after = disk_op(OpKind::kDiskRead, e.disk, e.cpu, 5e6, AccessPattern::kSequential);
+  const OpId second = later.add(seq_after, "sequential");
+  (void)first;
+  const SimulationResult capped = simulate_isolated(e.machine, later, {});
+  EXPECT_NEAR(seconds(capped.end_ns[second]), 100e-6 + 5e6 / 0.25e9, 0.1e-3);
 }
 
 TEST(SimBackend, DiskReadIsLimitedByTheSlowerOfMediaAndLink) {
