@@ -172,7 +172,11 @@ struct SimBackend::Impl {
       return;
     }
     sg4::CommPtr comm = sg4::Comm::sendto_init();
-    // A rate bound must be set before source and destination (they make it 'starting').
+    // SimGrid 3.32 drops this bound for host-to-host comms (s4u::Comm::start never hands
+    // rate_ to the CommImpl): a capped flow is capped only in closed form, alone on its links.
+    // Copies within one CPU's memory, the only capped routes, share a membus sized so that
+    // the cap does not bind there when they run together. A bound that must hold beside other
+    // flows is a link on the route (kDiskReadBesideRandomRoute).
     if (routes[s.route].flow_cap_bytes_per_s > 0)
       comm->set_rate(routes[s.route].flow_cap_bytes_per_s);
     comm->set_source(routes[s.route].source)->set_destination(sink_host);
