@@ -175,8 +175,9 @@ struct SimBackend::Impl {
     // SimGrid 3.32 drops this bound for host-to-host comms (s4u::Comm::start never hands
     // rate_ to the CommImpl): a capped flow is capped only in closed form, alone on its links.
     // Copies within one CPU's memory, the only capped routes, share a membus sized so that
-    // the cap does not bind there when they run together. A bound that must hold beside other
-    // flows is a link on the route (kDiskReadBesideRandomRoute).
+    // the cap does not bind while two run together; a copy left running alone after sharing
+    // gets the whole membus (the two-stream rate when that is higher). A bound that must hold
+    // beside other flows is a link on the route (kDiskReadBesideRandomRoute).
     if (routes[s.route].flow_cap_bytes_per_s > 0)
       comm->set_rate(routes[s.route].flow_cap_bytes_per_s);
     comm->set_source(routes[s.route].source)->set_destination(sink_host);
