@@ -26,6 +26,10 @@ struct DiskModel {
   /// What one sequential read gets while random reads run on the disk: the large requests
   /// now wait behind the small ones too (`opsim calibrate` measures it; 0: unaffected).
   double sequential_read_beside_random_bytes_per_s = 0;
+  /// What sequential reads and writes get while the other direction runs on the disk too
+  /// (one device serves both; `opsim calibrate` measures it; 0: unaffected).
+  double sequential_read_beside_write_bytes_per_s = 0;
+  double sequential_write_beside_read_bytes_per_s = 0;
 
   /// HDD: access = seek + half a rotation; IOPS follows from the access time.
   static DiskModel hdd(double rpm, double seek_s, double bytes_per_s);

@@ -33,15 +33,17 @@ constexpr double kWorkPerSecond = 1e9;
 constexpr double kHugeTcpGamma = 1e30;
 
 // Route kinds: the same (src, dst) pair routes differently for a copy and a disk op.
-// kDiskReadBesideRandomRoute: a disk read's path plus the disk's link at the rate a
-// sequential read keeps while random reads run there (DiskModel); a sequential read moves to
-// it while they run. (A link, because SimGrid 3.32 ignores Comm::set_rate on host-to-host
-// comms.)
+// The Beside routes: a disk transfer's path plus a link of the disk's at the rate a
+// sequential read keeps while random reads or writes run there, or a sequential write while
+// reads run (DiskModel); a transfer moves onto one for as long as that lasts. (A link,
+// because SimGrid 3.32 ignores Comm::set_rate on host-to-host comms.)
 enum RouteTag : std::uint8_t {
   kCopyRoute = 0,
   kDiskReadRoute = 1,
   kDiskWriteRoute = 2,
-  kDiskReadBesideRandomRoute = 3
+  kDiskReadBesideRandomRoute = 3,
+  kDiskReadBesideWriteRoute = 4,
+  kDiskWriteBesideReadRoute = 5
 };
 
 struct RouteEntry {
@@ -93,6 +95,8 @@ struct Slot {
   DeviceId sequential_on = kNoDevice;  // a sequential read: counted on this disk
   DeviceId random_on = kNoDevice;      // a random read: counted on this disk until it ends
   DeviceId read_to = kNoDevice;        // a disk read: the memory it reads into
+  DeviceId write_on = kNoDevice;       // a sequential write: counted on this disk
+  DeviceId write_from = kNoDevice;     // a disk write: the memory it writes from
 };
 
 SimBackend* g_active_backend = nullptr;
@@ -120,8 +124,9 @@ struct SimBackend::Impl {
 
   std::vector<Slot> slots;
   std::vector<std::uint32_t> free_slots;
-  std::vector<std::uint32_t> sequential_reads;  // per disk: sequential reads running now
-  std::vector<std::uint32_t> random_reads;      // per disk: random reads running now
+  std::vector<std::uint32_t> sequential_reads;   // per disk: sequential reads running now
+  std::vector<std::uint32_t> random_reads;       // per disk: random reads running now
+  std::vector<std::uint32_t> sequential_writes;  // per disk: sequential writes running now
   sg4::ActivityPtr retired;  // the last completed activity, dropped at the next safe point
   // Comms moved to another route: SimGrid signals their end later, so they stay alive until
   // the run ends.
@@ -259,13 +264,22 @@ struct SimBackend::Impl {
     start_comm(slot);
   }
 
-  // The route a sequential read from `disk` into `memory` takes now: beside random reads,
-  // the one through the disk's beside-random link when the disk has that figure.
+  // The route a sequential read from `disk` into `memory` takes now: beside writes or
+  // random reads, the one through the disk's link for that when the disk has the figure.
   std::uint32_t sequential_read_route(DeviceId disk, DeviceId memory) const {
-    if (random_reads[disk] > 0 &&
-        machine->device(disk).disk.sequential_read_beside_random_bytes_per_s > 0)
+    const DiskModel& d = machine->device(disk).disk;
+    if (sequential_writes[disk] > 0 && d.sequential_read_beside_write_bytes_per_s > 0)
+      return find_route(disk, memory, kDiskReadBesideWriteRoute);
+    if (random_reads[disk] > 0 && d.sequential_read_beside_random_bytes_per_s > 0)
       return find_route(disk, memory, kDiskReadBesideRandomRoute);
     return find_route(disk, memory, kDiskReadRoute);
+  }
+  // Likewise a sequential write from `memory` onto `disk`: beside sequential reads.
+  std::uint32_t sequential_write_route(DeviceId disk, DeviceId memory) const {
+    if (sequential_reads[disk] > 0 &&
+        machine->device(disk).disk.sequential_write_beside_read_bytes_per_s > 0)
+      return find_route(memory, disk, kDiskWriteBesideReadRoute);
+    return find_route(memory, disk, kDiskWriteRoute);
   }
 
   void release_links(std::uint32_t slot) {
@@ -280,15 +294,21 @@ struct SimBackend::Impl {
     s.holds_links = false;
   }
 
-  // Random reads started or ended on `disk`: every sequential read from it moves to the
-  // route of now (sequential_read_route) for the bytes it has left.
-  void reroute_sequential_reads(DeviceId disk) {
-    if (machine->device(disk).disk.sequential_read_beside_random_bytes_per_s <= 0) return;
+  // What runs on `disk` changed: every sequential transfer there moves to the route of now
+  // (sequential_read_route, sequential_write_route) for the bytes it has left.
+  void reroute_disk_transfers(DeviceId disk) {
+    const DiskModel& d = machine->device(disk).disk;
+    if (d.sequential_read_beside_random_bytes_per_s <= 0 &&
+        d.sequential_read_beside_write_bytes_per_s <= 0 &&
+        d.sequential_write_beside_read_bytes_per_s <= 0)
+      return;
     const double now_s = sg4::Engine::get_clock();
     for (std::uint32_t slot = 0; slot < slots.size(); ++slot) {
       Slot& s = slots[slot];
-      if (s.phase == Phase::kFree || s.sequential_on != disk) continue;
-      const std::uint32_t route = sequential_read_route(disk, s.read_to);
+      if (s.phase == Phase::kFree || (s.sequential_on != disk && s.write_on != disk)) continue;
+      const std::uint32_t route = s.sequential_on == disk
+                                      ? sequential_read_route(disk, s.read_to)
+                                      : sequential_write_route(disk, s.write_from);
       if (route == s.route) continue;
       double delay_s = 0;
       if (s.phase == Phase::kActivity) {
@@ -324,15 +344,21 @@ struct SimBackend::Impl {
 
   void finish(std::uint32_t slot) {
     Slot& s = slots[slot];
-    if (s.sequential_on != kNoDevice) {
-      --sequential_reads[s.sequential_on];
-      s.sequential_on = kNoDevice;
-    }
     release_links(slot);
+    if (s.sequential_on != kNoDevice) {
+      const DeviceId disk = s.sequential_on;
+      s.sequential_on = kNoDevice;
+      if (--sequential_reads[disk] == 0) reroute_disk_transfers(disk);
+    }
+    if (s.write_on != kNoDevice) {
+      const DeviceId disk = s.write_on;
+      s.write_on = kNoDevice;
+      if (--sequential_writes[disk] == 0) reroute_disk_transfers(disk);
+    }
     if (s.random_on != kNoDevice) {
       const DeviceId disk = s.random_on;
       s.random_on = kNoDevice;
-      if (--random_reads[disk] == 0) reroute_sequential_reads(disk);
+      if (--random_reads[disk] == 0) reroute_disk_transfers(disk);
     }
     s.timer = nullptr;
     const OpId op = s.op;
@@ -478,19 +504,29 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   std::vector<std::uint64_t> keys;
   std::unordered_set<std::uint64_t> seen;
   auto want = [&](std::uint8_t tag, DeviceId src, DeviceId dst) {
-    const std::uint64_t key = (std::uint64_t{tag} << 62) | (std::uint64_t{src} << 31) | dst;
+    const std::uint64_t key = (std::uint64_t{tag} << 60) | (std::uint64_t{src} << 30) | dst;
     if (seen.insert(key).second) keys.push_back(key);
+  };
+  // A disk's read (or write) route to `memory`, and the Beside routes its figures call for.
+  auto want_disk_routes = [&](DeviceId disk, DeviceId memory, bool read) {
+    const DiskModel* d = devices[disk].kind == DeviceKind::kDisk ? &devices[disk].disk : nullptr;
+    if (read) {
+      want(kDiskReadRoute, disk, memory);
+      if (d && d->sequential_read_beside_random_bytes_per_s > 0)
+        want(kDiskReadBesideRandomRoute, disk, memory);
+      if (d && d->sequential_read_beside_write_bytes_per_s > 0)
+        want(kDiskReadBesideWriteRoute, disk, memory);
+    } else {
+      want(kDiskWriteRoute, memory, disk);
+      if (d && d->sequential_write_beside_read_bytes_per_s > 0)
+        want(kDiskWriteBesideReadRoute, memory, disk);
+    }
   };
   for (OpId id = 0; id < graph.size(); ++id) {
     const Op& op = graph.op(id);
     if (op.kind == OpKind::kCopy) want(kCopyRoute, op.device, op.peer);
-    if (op.kind == OpKind::kDiskRead) {
-      want(kDiskReadRoute, op.device, op.peer);
-      if (devices[op.device].kind == DeviceKind::kDisk &&
-          devices[op.device].disk.sequential_read_beside_random_bytes_per_s > 0)
-        want(kDiskReadBesideRandomRoute, op.device, op.peer);
-    }
-    if (op.kind == OpKind::kDiskWrite) want(kDiskWriteRoute, op.peer, op.device);
+    if (op.kind == OpKind::kDiskRead) want_disk_routes(op.device, op.peer, true);
+    if (op.kind == OpKind::kDiskWrite) want_disk_routes(op.device, op.peer, false);
   }
   std::vector<DeviceId> memories;
   std::vector<DeviceId> disks;
@@ -504,30 +540,39 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
     for (DeviceId a : memories) {
       for (DeviceId b : memories) want(kCopyRoute, a, b);
       for (DeviceId disk : disks) {
-        want(kDiskReadRoute, disk, a);
-        if (devices[disk].disk.sequential_read_beside_random_bytes_per_s > 0)
-          want(kDiskReadBesideRandomRoute, disk, a);
-        want(kDiskWriteRoute, a, disk);
+        want_disk_routes(disk, a, true);
+        want_disk_routes(disk, a, false);
       }
     }
   }
 
   std::vector<sg4::Link*> membus(n, nullptr);
   std::vector<sg4::SplitDuplexLink*> media(n, nullptr);
-  std::vector<sg4::Link*> beside_random(n, nullptr);
+  // Per disk: the links of its Beside routes (RouteTag), made on first use.
+  std::vector<sg4::Link*> beside_random(n, nullptr), beside_write(n, nullptr),
+      beside_read(n, nullptr);
+  auto beside_link = [&](std::vector<sg4::Link*>& made, DeviceId disk, const char* what,
+                         double bytes_per_s) {
+    if (made[disk] == nullptr)
+      made[disk] =
+          zone->create_link(devices[disk].name + "/" + what, bytes_per_s)->set_latency(0)->seal();
+    return made[disk];
+  };
   m.routes_from.assign(n, {});
   m.routes.clear();
   m.route_links.clear();
   std::vector<sg4::LinkInRoute> path;
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    const auto tag = static_cast<std::uint8_t>(keys[k] >> 62);
-    const auto src = static_cast<DeviceId>((keys[k] >> 31) & 0x7fffffffu);
-    const auto dst = static_cast<DeviceId>(keys[k] & 0x7fffffffu);
+    const auto tag = static_cast<std::uint8_t>(keys[k] >> 60);
+    const auto src = static_cast<DeviceId>((keys[k] >> 30) & 0x3fffffffu);
+    const auto dst = static_cast<DeviceId>(keys[k] & 0x3fffffffu);
     path.clear();
     double latency_s = 0;
     try {
-      const bool read = tag == kDiskReadRoute || tag == kDiskReadBesideRandomRoute;
-      if (read || tag == kDiskWriteRoute) {
+      const bool read = tag == kDiskReadRoute || tag == kDiskReadBesideRandomRoute ||
+                        tag == kDiskReadBesideWriteRoute;
+      const bool write = tag == kDiskWriteRoute || tag == kDiskWriteBesideReadRoute;
+      if (read || write) {
         const DeviceId disk = read ? src : dst;
         if (devices[disk].kind != DeviceKind::kDisk)
           throw std::invalid_argument("SimBackend: disk op on '" + devices[disk].name +
@@ -540,15 +585,16 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
           media[disk]->set_latency(0)->seal();
         }
         if (read) path.emplace_back(media[disk]->get_link_up(), sg4::LinkInRoute::Direction::UP);
-        if (tag == kDiskReadBesideRandomRoute) {
-          if (beside_random[disk] == nullptr)
-            beside_random[disk] =
-                zone->create_link(devices[disk].name + "/beside-random",
-                                  devices[disk].disk.sequential_read_beside_random_bytes_per_s)
-                    ->set_latency(0)
-                    ->seal();
-          path.emplace_back(beside_random[disk]);
-        }
+        const DiskModel& d = devices[disk].disk;
+        if (tag == kDiskReadBesideRandomRoute)
+          path.emplace_back(beside_link(beside_random, disk, "beside-random",
+                                        d.sequential_read_beside_random_bytes_per_s));
+        if (tag == kDiskReadBesideWriteRoute)
+          path.emplace_back(beside_link(beside_write, disk, "read-beside-write",
+                                        d.sequential_read_beside_write_bytes_per_s));
+        if (tag == kDiskWriteBesideReadRoute)
+          path.emplace_back(beside_link(beside_read, disk, "write-beside-read",
+                                        d.sequential_write_beside_read_bytes_per_s));
       }
       if (src == dst) {
         // A memcpy within one memory reads and writes every byte: half the bandwidth.
@@ -571,8 +617,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
           latency_s += machine.link(hop.link).model.latency_s;
         }
       }
-      if (tag == kDiskWriteRoute)
-        path.emplace_back(media[dst]->get_link_down(), sg4::LinkInRoute::Direction::DOWN);
+      if (write) path.emplace_back(media[dst]->get_link_down(), sg4::LinkInRoute::Direction::DOWN);
     } catch (const std::invalid_argument&) {
       if (k < required) throw;  // the graph needs it
       continue;                 // an optional pair that has no route
@@ -681,16 +726,24 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       if (m.sequential_reads.size() < m.machine->devices().size()) {
         m.sequential_reads.resize(m.machine->devices().size(), 0);
         m.random_reads.resize(m.machine->devices().size(), 0);
+        m.sequential_writes.resize(m.machine->devices().size(), 0);
       }
+      // Counted first, so that transfers already running see this one (and it them).
       if (!random && !write) {
-        ++m.sequential_reads[op.device];
         s.sequential_on = op.device;
         s.read_to = op.peer;
+        if (m.sequential_reads[op.device]++ == 0) m.reroute_disk_transfers(op.device);
         s.route = m.sequential_read_route(op.device, op.peer);
+      }
+      if (!random && write) {
+        s.write_on = op.device;
+        s.write_from = op.peer;
+        if (m.sequential_writes[op.device]++ == 0) m.reroute_disk_transfers(op.device);
+        s.route = m.sequential_write_route(op.device, op.peer);
       }
       if (random && !write) {
         s.random_on = op.device;
-        if (m.random_reads[op.device]++ == 0) m.reroute_sequential_reads(op.device);
+        if (m.random_reads[op.device]++ == 0) m.reroute_disk_transfers(op.device);
       }
       const double requests = random ? std::ceil(op.bytes / op.block_bytes) : 0;
       if (random && !write && disk.random_read_wait_beside_sequential_s > 0 && requests >= 1) {

@@ -82,7 +82,9 @@ constexpr std::string_view kDiskKeysData[] = {"name",
                                               "write_iops",
                                               "queues",
                                               "random_read_wait_beside_sequential",
-                                              "sequential_read_beside_random"};
+                                              "sequential_read_beside_random",
+                                              "sequential_read_beside_write",
+                                              "sequential_write_beside_read"};
 constexpr Keys kDiskKeys{kDiskKeysData};
 constexpr std::string_view kDiskTypesData[] = {"hdd", "ssd", "nvme"};
 constexpr Keys kDiskTypes{kDiskTypesData};
@@ -461,6 +463,14 @@ DiskModel Reader::parse_disk(const YAML::Node& node, const std::string& what) co
     disk.sequential_read_beside_random_bytes_per_s =
         quantity(v, "sequential_read_beside_random", kBandwidth, Bound::kPositive);
   });
+  optional(node, "sequential_read_beside_write", [&](auto& v) {
+    disk.sequential_read_beside_write_bytes_per_s =
+        quantity(v, "sequential_read_beside_write", kBandwidth, Bound::kPositive);
+  });
+  optional(node, "sequential_write_beside_read", [&](auto& v) {
+    disk.sequential_write_beside_read_bytes_per_s =
+        quantity(v, "sequential_write_beside_read", kBandwidth, Bound::kPositive);
+  });
   return disk;
 }
 
@@ -823,6 +833,12 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       if (k.sequential_read_beside_random_bytes_per_s > 0)
         out << YAML::Key << "sequential_read_beside_random" << YAML::Value
             << bandwidth_text(k.sequential_read_beside_random_bytes_per_s);
+      if (k.sequential_read_beside_write_bytes_per_s > 0)
+        out << YAML::Key << "sequential_read_beside_write" << YAML::Value
+            << bandwidth_text(k.sequential_read_beside_write_bytes_per_s);
+      if (k.sequential_write_beside_read_bytes_per_s > 0)
+        out << YAML::Key << "sequential_write_beside_read" << YAML::Value
+            << bandwidth_text(k.sequential_write_beside_read_bytes_per_s);
       break;
     }
     case DeviceKind::kSwitch:
@@ -979,10 +995,13 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
                  p.read_bytes_per_s != q.read_bytes_per_s ||
                  p.write_bytes_per_s != q.write_bytes_per_s || p.read_iops != q.read_iops ||
                  p.write_iops != q.write_iops || p.queues != q.queues ||
-                 p.random_read_wait_beside_sequential_s !=
-                     q.random_read_wait_beside_sequential_s ||
+                 p.random_read_wait_beside_sequential_s != q.random_read_wait_beside_sequential_s ||
                  p.sequential_read_beside_random_bytes_per_s !=
-                     q.sequential_read_beside_random_bytes_per_s,
+                     q.sequential_read_beside_random_bytes_per_s ||
+                 p.sequential_read_beside_write_bytes_per_s !=
+                     q.sequential_read_beside_write_bytes_per_s ||
+                 p.sequential_write_beside_read_bytes_per_s !=
+                     q.sequential_write_beside_read_bytes_per_s,
              at + "disk model");
     }
   }

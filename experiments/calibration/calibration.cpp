@@ -159,6 +159,8 @@ ProfileInputs profile_inputs(const Machine& profile) {
       in.disk_random_read_s + disk.random_read_wait_beside_sequential_s;
   in.disk_sequential_read_beside_random_bytes_per_s =
       disk.sequential_read_beside_random_bytes_per_s;
+  in.disk_sequential_read_beside_write_bytes_per_s = disk.sequential_read_beside_write_bytes_per_s;
+  in.disk_sequential_write_beside_read_bytes_per_s = disk.sequential_write_beside_read_bytes_per_s;
   in.gpus = calibrated_gpu_inputs(profile);
   return in;
 }
@@ -254,6 +256,10 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   // Never faster than alone.
   disk.sequential_read_beside_random_bytes_per_s =
       std::min(in.disk_sequential_read_beside_random_bytes_per_s, in.disk_read_bytes_per_s);
+  disk.sequential_read_beside_write_bytes_per_s =
+      std::min(in.disk_sequential_read_beside_write_bytes_per_s, in.disk_read_bytes_per_s);
+  disk.sequential_write_beside_read_bytes_per_s =
+      std::min(in.disk_sequential_write_beside_read_bytes_per_s, in.disk_write_bytes_per_s);
   disk.queues = 2;
 
   Machine m(host_name);
@@ -304,6 +310,12 @@ struct Calibrator::State {
     double sequential_bytes_per_s = 0;  // the sequential read's rate meanwhile
   };
   Beside random_beside_sequential(int random_reads);
+  struct ReadAndWrite {
+    double read_bytes_per_s = 0;   // a sequential read's rate while a write runs
+    double write_bytes_per_s = 0;  // the write's rate meanwhile
+  };
+  ReadAndWrite read_beside_write();
+  DiskFile& streamed_file();
   CalibrationReport build(std::size_t first, std::size_t end) const;
 };
 
@@ -372,6 +384,12 @@ Calibrator::State::State(const CalibrationOptions& o)
   items.push_back({"disk sequential read beside random reads", "bytes/s", [this, beside_count] {
                      return random_beside_sequential(beside_count).sequential_bytes_per_s;
                    }});
+  // A sequential read and a sequential write (appending, as the executor's) at once: one
+  // device serves both.
+  items.push_back({"disk sequential read beside a sequential write", "bytes/s",
+                   [this] { return read_beside_write().read_bytes_per_s; }});
+  items.push_back({"disk sequential write beside a sequential read", "bytes/s",
+                   [this] { return read_beside_write().write_bytes_per_s; }});
   const int dispatch_ops = plan.dispatch_ops;
   items.push_back({"host dispatch per op", "s", [this, dispatch_ops] {
                      // The frontend issuing tiny independent ops: t1 is the issuing cost.
@@ -430,13 +448,46 @@ double Calibrator::State::random_requests(int count, bool write) {
   return seconds_since(s) / count;
 }
 
-Calibrator::State::Beside Calibrator::State::random_beside_sequential(int random_reads) {
+DiskFile& Calibrator::State::streamed_file() {
   disk();
-  const std::uint64_t bytes = plan.disk_bytes;
   if (!streamed) {
     streamed = std::make_unique<DiskFile>(scratch + ".seq");
-    streamed->ensure_size(bytes);
+    streamed->ensure_size(plan.disk_bytes);
   }
+  return *streamed;
+}
+
+Calibrator::State::ReadAndWrite Calibrator::State::read_beside_write() {
+  DiskFile& written = disk();
+  DiskFile& read = streamed_file();
+  constexpr std::uint64_t kRequestBytes = 1 << 20;
+  const std::uint64_t bytes = plan.disk_bytes;
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> read_bytes{0};
+  std::thread reader([&] {
+    for (std::uint64_t at = 0; !stop.load(std::memory_order_relaxed);
+         at = (at + kRequestBytes) % bytes) {
+      read.read(at, kRequestBytes, 0);
+      read_bytes.fetch_add(kRequestBytes, std::memory_order_relaxed);
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::uint64_t bytes_before = read_bytes.load();
+  const auto s = Clock::now();
+  const std::uint64_t write_bytes = bytes / 2;
+  written.write(written.size_bytes(), write_bytes, 0);
+  const double window_s = seconds_since(s);
+  ReadAndWrite result;
+  result.read_bytes_per_s = static_cast<double>(read_bytes.load() - bytes_before) / window_s;
+  result.write_bytes_per_s = static_cast<double>(write_bytes) / window_s;
+  stop = true;
+  reader.join();
+  return result;
+}
+
+Calibrator::State::Beside Calibrator::State::random_beside_sequential(int random_reads) {
+  const std::uint64_t bytes = plan.disk_bytes;
+  streamed_file();
   constexpr std::uint64_t kRequestBytes = 1 << 20;
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> read_bytes{0};
@@ -523,6 +574,10 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
         report.get("disk random 4KiB read beside a sequential read").value;
     in.disk_sequential_read_beside_random_bytes_per_s =
         report.get("disk sequential read beside random reads").value;
+    in.disk_sequential_read_beside_write_bytes_per_s =
+        report.get("disk sequential read beside a sequential write").value;
+    in.disk_sequential_write_beside_read_bytes_per_s =
+        report.get("disk sequential write beside a sequential read").value;
   }
   if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
   if (measured("gpu gemm 1024")) {

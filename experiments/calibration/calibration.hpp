@@ -123,6 +123,9 @@ struct ProfileInputs {
   double disk_random_read_beside_sequential_s = 0;
   /// A sequential read's rate while random reads run beside it (0: not measured).
   double disk_sequential_read_beside_random_bytes_per_s = 0;
+  /// Sequential reads and writes running together: each one's rate (0: not measured).
+  double disk_sequential_read_beside_write_bytes_per_s = 0;
+  double disk_sequential_write_beside_read_bytes_per_s = 0;
   double dispatch_s = 0;
   GpuInputs gpus;  ///< count 0: no GPU in the profile
 };

@@ -230,7 +230,10 @@ TEST(Profile, ProfileInputsInvertBuildProfile) {
   in.disk_random_read_beside_sequential_s = 480e-6;
   in.disk_random_write_s = 250e-6;
   in.disk_sequential_read_beside_random_bytes_per_s = 0.4e9;
+  in.disk_sequential_read_beside_write_bytes_per_s = 0.8e9;
+  in.disk_sequential_write_beside_read_bytes_per_s = 0.7e9;
   const Machine m = build_profile(in, "calibrated-test");
+  EXPECT_EQ(m.device(*m.find_device("disk0")).disk.sequential_write_beside_read_bytes_per_s, 0.7e9);
   EXPECT_NEAR(m.device(*m.find_device("disk0")).disk.write_iops, 4000, 1e-6);
   EXPECT_EQ(m.device(*m.find_device("disk0")).disk.sequential_read_beside_random_bytes_per_s,
             0.4e9);

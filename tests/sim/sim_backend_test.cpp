@@ -485,6 +485,36 @@ TEST(SimBackend, RandomReadsWaitBehindASequentialRead) {
   EXPECT_NEAR(seconds(capped.end_ns[second]), 100e-6 + 5e6 / 0.25e9, 0.1e-3);
 }
 
+TEST(SimBackend, SequentialReadsAndWritesSlowEachOtherAtTheCalibratedRates) {
+  DiskModel disk;
+  disk.access_s = 100e-6;
+  disk.read_bytes_per_s = 1e9;
+  disk.write_bytes_per_s = 0.5e9;
+  disk.sequential_read_beside_write_bytes_per_s = 0.4e9;
+  disk.sequential_write_beside_read_bytes_per_s = 0.3e9;
+  DiskMachine d(disk);
+  OpGraph g;
+  const OpId read =
+      g.add(disk_op(OpKind::kDiskRead, d.disk, d.cpu, 100e6, AccessPattern::kSequential), "read");
+  const OpId write =
+      g.add(disk_op(OpKind::kDiskWrite, d.disk, d.cpu, 100e6, AccessPattern::kSequential), "write");
+  const SimulationResult r = simulate_isolated(d.machine, g, {});
+  // Together: the read at 400 MB/s ends first; the write has 75 MB done at 300 MB/s and
+  // writes the last 25 MB alone at 500 MB/s.
+  const double read_s = 100e-6 + 100e6 / 0.4e9;
+  EXPECT_NEAR(seconds(r.end_ns[read]), read_s, 0.1e-3);
+  const double written = (read_s - 100e-6) * 0.3e9;
+  EXPECT_NEAR(seconds(r.end_ns[write]), read_s + (100e6 - written) / 0.5e9, 0.1e-3);
+  // Without the figures the directions do not meet (split media).
+  DiskModel plain = disk;
+  plain.sequential_read_beside_write_bytes_per_s = 0;
+  plain.sequential_write_beside_read_bytes_per_s = 0;
+  DiskMachine p(plain);
+  const SimulationResult q = simulate_isolated(p.machine, g, {});
+  EXPECT_NEAR(seconds(q.end_ns[read]), 100e-6 + 100e6 / 1e9, 0.1e-3);
+  EXPECT_NEAR(seconds(q.end_ns[write]), 100e-6 + 100e6 / 0.5e9, 0.1e-3);
+}
+
 TEST(SimBackend, DiskReadIsLimitedByTheSlowerOfMediaAndLink) {
   const DiskModel nvme = DiskModel::nvme(4, 4);  // ~7 GB/s media
   Machine m("slow link");
