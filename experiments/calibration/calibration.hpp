@@ -13,7 +13,9 @@
 //   one thread's elementwise pass (cpu::add, bytes touched per second);
 // - DRAM first-access latency by pointer chasing over a buffer larger than the caches;
 // - disk: sequential write and read and random 4 KiB reads and writes through DiskFile
-//   (O_DIRECT) on a scratch file in the temp directory;
+//   (O_DIRECT) on a scratch file in the temp directory, and what traffic does to traffic:
+//   random reads beside a sequential read (both sides' rates), a sequential read and write
+//   together (both rates);
 // - host dispatch cost per op (t1) through the frontend (Context) issuing tiny ops;
 // - where a GPU is usable, GPU 0 and its copies (gpu_calibration.hpp); the profile then has
 //   the host's GPUs behind a PCIe switch. CalibrationReport::gpu_note says what was measured,

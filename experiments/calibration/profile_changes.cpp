@@ -33,6 +33,19 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
   add("disk random write", "s", a.disk_random_write_s, b.disk_random_write_s);
   add("disk random read beside a sequential read", "s", a.disk_random_read_beside_sequential_s,
       b.disk_random_read_beside_sequential_s);
+  // Interference rates: only where both profiles have them (older ones do not).
+  auto add_if_both = [&](std::string name, double before, double after) {
+    if (before > 0 && after > 0) add(std::move(name), "bytes/s", before, after);
+  };
+  add_if_both("disk sequential read beside random reads",
+              a.disk_sequential_read_beside_random_bytes_per_s,
+              b.disk_sequential_read_beside_random_bytes_per_s);
+  add_if_both("disk sequential read beside a sequential write",
+              a.disk_sequential_read_beside_write_bytes_per_s,
+              b.disk_sequential_read_beside_write_bytes_per_s);
+  add_if_both("disk sequential write beside a sequential read",
+              a.disk_sequential_write_beside_read_bytes_per_s,
+              b.disk_sequential_write_beside_read_bytes_per_s);
   add("host dispatch per op", "s", a.dispatch_s, b.dispatch_s);
   if (a.gpus.count > 0 && b.gpus.count > 0) {
     add("gpu gemm", "flop/s", a.gpus.gemm_flops_per_s, b.gpus.gemm_flops_per_s);

@@ -250,15 +250,19 @@ TEST(Profile, TwoCalibrationsAreComparedParameterByParameter) {
   in.memory_pass_rates = {{8 << 20, 9e9}, {128 << 20, 4e9}};
   in.disk_random_write_s = 60e-6;
   in.disk_random_read_beside_sequential_s = 480e-6;
+  in.disk_sequential_read_beside_write_bytes_per_s = 0.8e9;
   const Machine previous = build_profile(in, "calibrated-test");
-  in.gemm_flops_per_s_per_stream *= 1.04;  // within 5%
-  in.disk_random_read_s *= 1.10;           // beyond
+  in.disk_sequential_read_beside_write_bytes_per_s = 0.6e9;  // beyond
+  in.disk_sequential_write_beside_read_bytes_per_s = 0.7e9;  // new here: not compared
+  in.gemm_flops_per_s_per_stream *= 1.04;                    // within 5%
+  in.disk_random_read_s *= 1.10;                             // beyond
   in.memory_pass_rates[0].bytes_per_s *= 0.9;
   const Machine now = build_profile(in, "calibrated-test");
   std::vector<std::string> differ;
   for (const ParameterChange& c : profile_changes(previous, now))
     if (c.differs()) differ.push_back(c.name);
-  EXPECT_EQ(differ, (std::vector<std::string>{"elementwise 8 MiB", "disk random read"}));
+  EXPECT_EQ(differ, (std::vector<std::string>{"elementwise 8 MiB", "disk random read",
+                                              "disk sequential read beside a sequential write"}));
   for (const ParameterChange& c : profile_changes(previous, previous)) {
     EXPECT_EQ(c.change(), 0.0) << c.name;
     EXPECT_FALSE(c.differs()) << c.name;
