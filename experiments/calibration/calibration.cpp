@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/exec/disk_file.hpp"
@@ -316,6 +317,7 @@ struct Calibrator::State {
   };
   ReadAndWrite read_beside_write();
   DiskFile& streamed_file();
+  std::pair<double, double> sequential_read_beside(const std::function<void()>& foreground);
   CalibrationReport build(std::size_t first, std::size_t end) const;
 };
 
@@ -457,8 +459,11 @@ DiskFile& Calibrator::State::streamed_file() {
   return *streamed;
 }
 
-Calibrator::State::ReadAndWrite Calibrator::State::read_beside_write() {
-  DiskFile& written = disk();
+// Runs `foreground` while another thread reads the streamed file sequentially (1 MiB
+// requests, as the executor's sequential reads); returns the reader's rate meanwhile and
+// the foreground's seconds.
+std::pair<double, double> Calibrator::State::sequential_read_beside(
+    const std::function<void()>& foreground) {
   DiskFile& read = streamed_file();
   constexpr std::uint64_t kRequestBytes = 1 << 20;
   const std::uint64_t bytes = plan.disk_bytes;
@@ -474,39 +479,27 @@ Calibrator::State::ReadAndWrite Calibrator::State::read_beside_write() {
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const std::uint64_t bytes_before = read_bytes.load();
   const auto s = Clock::now();
-  const std::uint64_t write_bytes = bytes / 2;
-  written.write(written.size_bytes(), write_bytes, 0);
+  foreground();
   const double window_s = seconds_since(s);
-  ReadAndWrite result;
-  result.read_bytes_per_s = static_cast<double>(read_bytes.load() - bytes_before) / window_s;
-  result.write_bytes_per_s = static_cast<double>(write_bytes) / window_s;
+  const double read_bytes_per_s = static_cast<double>(read_bytes.load() - bytes_before) / window_s;
   stop = true;
   reader.join();
-  return result;
+  return {read_bytes_per_s, window_s};
+}
+
+Calibrator::State::ReadAndWrite Calibrator::State::read_beside_write() {
+  DiskFile& written = disk();
+  const std::uint64_t write_bytes = plan.disk_bytes / 2;
+  const auto [read_bytes_per_s, window_s] =
+      sequential_read_beside([&] { written.write(written.size_bytes(), write_bytes, 0); });
+  return {read_bytes_per_s, static_cast<double>(write_bytes) / window_s};
 }
 
 Calibrator::State::Beside Calibrator::State::random_beside_sequential(int random_reads) {
-  const std::uint64_t bytes = plan.disk_bytes;
-  streamed_file();
-  constexpr std::uint64_t kRequestBytes = 1 << 20;
-  std::atomic<bool> stop{false};
-  std::atomic<std::uint64_t> read_bytes{0};
-  std::thread reader([&] {
-    for (std::uint64_t at = 0; !stop.load(std::memory_order_relaxed);
-         at = (at + kRequestBytes) % bytes) {
-      streamed->read(at, kRequestBytes, 0);
-      read_bytes.fetch_add(kRequestBytes, std::memory_order_relaxed);
-    }
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const std::uint64_t bytes_before = read_bytes.load();
-  const auto s = Clock::now();
   Beside result;
-  result.random_read_s = random_requests(random_reads, false);
-  const double window_s = seconds_since(s);
-  result.sequential_bytes_per_s = static_cast<double>(read_bytes.load() - bytes_before) / window_s;
-  stop = true;
-  reader.join();
+  result.sequential_bytes_per_s = sequential_read_beside([&] {
+                                    result.random_read_s = random_requests(random_reads, false);
+                                  }).first;
   return result;
 }
 
