@@ -43,7 +43,7 @@ struct CalibrationOptions {
   std::function<void(std::size_t, std::size_t)> on_progress;
   /// Measure only the groups named here (measurement-name prefixes: "gemm", "elementwise",
   /// "memcpy", "dram", "disk", "host dispatch", "gpu"), taking every other parameter from `base`;
-  /// empty: everything. A suite recalibrates what a workload uses right before running it.
+  /// empty: everything. `validate --interleave` measures what a workload uses between its runs.
   std::vector<std::string> only;
   const Machine* base = nullptr;  ///< required with `only`
 };
