@@ -305,7 +305,10 @@ struct SimBackend::Impl {
     const double now_s = sg4::Engine::get_clock();
     for (std::uint32_t slot = 0; slot < slots.size(); ++slot) {
       Slot& s = slots[slot];
-      if (s.phase == Phase::kFree || (s.sequential_on != disk && s.write_on != disk)) continue;
+      // (kDelayThenFinish: an op with no bytes to move, nothing to reroute.)
+      if (s.phase == Phase::kFree || s.phase == Phase::kDelayThenFinish ||
+          (s.sequential_on != disk && s.write_on != disk))
+        continue;
       const std::uint32_t route = s.sequential_on == disk
                                       ? sequential_read_route(disk, s.read_to)
                                       : sequential_write_route(disk, s.write_from);
