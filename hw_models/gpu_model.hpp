@@ -5,17 +5,21 @@
 namespace opsim {
 
 struct GpuModel {
-  double fp32_flops_per_s = 15.7e12;   ///< V100 SXM2 fp32 peak
-  double fp16_flops_per_s = 125e12;    ///< V100 tensor-core peak
-  double memory_bytes_per_s = 900e9;   ///< HBM2
-  double memory_bytes = 16e9;          ///< device memory size
-  double launch_s = 5e-6;              ///< kernel launch latency
+  double fp32_flops_per_s = 15.7e12;  ///< V100 SXM2 fp32 peak
+  double fp16_flops_per_s = 125e12;   ///< V100 tensor-core peak
+  double memory_bytes_per_s = 900e9;  ///< HBM2
+  double memory_bytes = 16e9;         ///< device memory size
+  double launch_s = 5e-6;             ///< kernel launch latency
+  /// Before each copy this GPU's engines drive: the executor's launch of a copy op after its
+  /// dependencies completed (calibrated profiles); 0 in the presets, whose copies cost their
+  /// links' latency alone.
+  double copy_launch_s = 0;
   /// DMA engines; engine 0 drives outbound copies, engine 1 inbound, more serve peer copies
   /// with a stream hint (one per NCCL-style ring). V100-SXM2 reports 6 (asyncEngineCount;
   /// from memory of deviceQuery output, not re-measured here).
   int copy_engines = 6;
-  int compute_streams = 1;             ///< in-order compute streams the scheduler uses
-  double efficiency = 0.8;             ///< fraction of peak reached by real kernels
+  int compute_streams = 1;  ///< in-order compute streams the scheduler uses
+  double efficiency = 0.8;  ///< fraction of peak reached by real kernels
 };
 
 }  // namespace opsim

@@ -12,10 +12,13 @@ std::string_view to_string(LinkKind kind);
 
 struct LinkModel {
   LinkKind kind = LinkKind::kGeneric;
-  double bytes_per_s = 16e9;   ///< per direction, all bonded lanes/links together
-  double latency_s = 0.0;      ///< one-way latency added once per transfer
-  bool full_duplex = true;     ///< false: both directions share one `bytes_per_s`
-  int count = 1;               ///< physical links bonded (e.g. two NVLinks between a GPU pair)
+  double bytes_per_s = 16e9;  ///< per direction, all bonded lanes/links together
+  double latency_s = 0.0;     ///< one-way latency added once per transfer
+  bool full_duplex = true;    ///< false: both directions share one `bytes_per_s`
+  /// Full duplex: both directions together at most this (0: no bound but each direction's).
+  /// A host's PCIe path to a GPU moves less each way when copies run both ways at once.
+  double duplex_bytes_per_s = 0.0;
+  int count = 1;  ///< physical links bonded (e.g. two NVLinks between a GPU pair)
 
   /// PCIe generation 1..5 with `lanes` lanes: 0.25, 0.5, 0.985, 1.969, 3.938 GB/s per lane.
   static LinkModel pcie(int generation, int lanes);

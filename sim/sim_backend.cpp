@@ -487,6 +487,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   };
   std::vector<sg4::Link*> up(machine.links().size());
   std::vector<sg4::Link*> down(machine.links().size());
+  std::vector<sg4::Link*> duplex(machine.links().size(), nullptr);  // both ways together
   for (LinkId l = 0; l < machine.links().size(); ++l) {
     const Link& link = machine.link(l);
     if (link.model.full_duplex) {
@@ -494,6 +495,10 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
       sd->set_latency(0)->seal();
       up[l] = sd->get_link_up();
       down[l] = sd->get_link_down();
+      if (link.model.duplex_bytes_per_s > 0)
+        duplex[l] = zone->create_link(link.name + "/duplex", link.model.duplex_bytes_per_s)
+                        ->set_latency(0)
+                        ->seal();
     } else {
       sg4::Link* shared = zone->create_link(link.name, link.model.bytes_per_s);
       shared->set_latency(0)->seal();
@@ -617,6 +622,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
           path.emplace_back(
               hop.forward ? up[hop.link] : down[hop.link],
               hop.forward ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+          if (duplex[hop.link] != nullptr) path.emplace_back(duplex[hop.link]);
           latency_s += machine.link(hop.link).model.latency_s;
         }
       }
@@ -714,7 +720,12 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       }
       const std::uint32_t route = m.find_route(op.device, op.peer, kCopyRoute);
       m.slots[slot].route = route;
-      m.start_op_flow(slot, m.routes[route].latency_s);
+      // A GPU's copy engine drives it: the source's, else the destination's.
+      const Device& dst = m.machine->device(op.peer);
+      const double launch_s = src.kind == DeviceKind::kGpu   ? src.gpu.copy_launch_s
+                              : dst.kind == DeviceKind::kGpu ? dst.gpu.copy_launch_s
+                                                             : 0.0;
+      m.start_op_flow(slot, m.routes[route].latency_s + launch_s);
       break;
     }
     case OpKind::kDiskRead:

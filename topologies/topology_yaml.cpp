@@ -58,11 +58,17 @@ constexpr Keys kPassRateKeys{kPassRateKeysData};
 constexpr std::string_view kDramKeysData[] = {"channels", "bandwidth_per_channel", "first_access",
                                               "burst_word", "capacity"};
 constexpr Keys kDramKeys{kDramKeysData};
-constexpr std::string_view kGpuKeysData[] = {"name",         "kind",
-                                             "model",        "fp32_peak",
-                                             "fp16_peak",    "memory_bandwidth",
-                                             "memory_size",  "launch_latency",
-                                             "copy_engines", "compute_streams",
+constexpr std::string_view kGpuKeysData[] = {"name",
+                                             "kind",
+                                             "model",
+                                             "fp32_peak",
+                                             "fp16_peak",
+                                             "memory_bandwidth",
+                                             "memory_size",
+                                             "launch_latency",
+                                             "copy_launch_latency",
+                                             "copy_engines",
+                                             "compute_streams",
                                              "efficiency"};
 constexpr Keys kGpuKeys{kGpuKeysData};
 constexpr std::string_view kPlainKeysData[] = {"name", "kind"};
@@ -88,9 +94,9 @@ constexpr std::string_view kDiskKeysData[] = {"name",
 constexpr Keys kDiskKeys{kDiskKeysData};
 constexpr std::string_view kDiskTypesData[] = {"hdd", "ssd", "nvme"};
 constexpr Keys kDiskTypes{kDiskTypesData};
-constexpr std::string_view kLinkKeysData[] = {"name",       "between", "type",
-                                              "generation", "lanes",   "count",
-                                              "bandwidth",  "latency", "full_duplex"};
+constexpr std::string_view kLinkKeysData[] = {
+    "name",  "between",   "type",    "generation",  "lanes",
+    "count", "bandwidth", "latency", "full_duplex", "duplex_bandwidth"};
 constexpr Keys kLinkKeys{kLinkKeysData};
 constexpr std::string_view kLinkTypesData[] = {"pcie", "nvlink", "ethernet",
                                                "sata", "memory", "generic"};
@@ -397,6 +403,9 @@ GpuModel Reader::parse_gpu(const YAML::Node& node, const std::string& what) cons
   optional(node, "launch_latency", [&](auto& v) {
     gpu.launch_s = quantity(v, "launch_latency", kDuration, Bound::kNonNegative);
   });
+  optional(node, "copy_launch_latency", [&](auto& v) {
+    gpu.copy_launch_s = quantity(v, "copy_launch_latency", kDuration, Bound::kNonNegative);
+  });
   optional(node, "copy_engines",
            [&](auto& v) { gpu.copy_engines = int(integer(v, "copy_engines", 1, 64)); });
   optional(node, "compute_streams",
@@ -570,6 +579,11 @@ LinkModel Reader::parse_link_model(const YAML::Node& node, const std::string& wh
     model.latency_s = quantity(v, "latency", kDuration, Bound::kNonNegative);
   });
   optional(node, "full_duplex", [&](auto& v) { model.full_duplex = boolean(v, "full_duplex"); });
+  optional(node, "duplex_bandwidth", [&](auto& v) {
+    if (!model.full_duplex)
+      fail(v.Mark(), "key 'duplex_bandwidth' applies only to full-duplex links");
+    model.duplex_bytes_per_s = quantity(v, "duplex_bandwidth", kBandwidth, Bound::kPositive);
+  });
   return model;
 }
 
@@ -813,6 +827,8 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       out << YAML::Key << "memory_bandwidth" << YAML::Value << bandwidth_text(g.memory_bytes_per_s);
       out << YAML::Key << "memory_size" << YAML::Value << size_text(g.memory_bytes);
       out << YAML::Key << "launch_latency" << YAML::Value << duration_text(g.launch_s);
+      if (g.copy_launch_s > 0)
+        out << YAML::Key << "copy_launch_latency" << YAML::Value << duration_text(g.copy_launch_s);
       out << YAML::Key << "copy_engines" << YAML::Value << g.copy_engines;
       out << YAML::Key << "compute_streams" << YAML::Value << g.compute_streams;
       out << YAML::Key << "efficiency" << YAML::Value << number_text(g.efficiency);
@@ -857,6 +873,9 @@ void emit_link(YAML::Emitter& out, const Machine& machine, const Link& link) {
   out << YAML::Key << "bandwidth" << YAML::Value << bandwidth_text(link.model.bytes_per_s);
   out << YAML::Key << "latency" << YAML::Value << duration_text(link.model.latency_s);
   out << YAML::Key << "full_duplex" << YAML::Value << link.model.full_duplex;
+  if (link.model.duplex_bytes_per_s > 0)
+    out << YAML::Key << "duplex_bandwidth" << YAML::Value
+        << bandwidth_text(link.model.duplex_bytes_per_s);
   out << YAML::Key << "count" << YAML::Value << link.model.count;
   out << YAML::EndMap;
 }
@@ -985,8 +1004,9 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
       const GpuModel &p = x.gpu, &q = y.gpu;
       differ(p.fp32_flops_per_s != q.fp32_flops_per_s || p.fp16_flops_per_s != q.fp16_flops_per_s ||
                  p.memory_bytes_per_s != q.memory_bytes_per_s || p.memory_bytes != q.memory_bytes ||
-                 p.launch_s != q.launch_s || p.copy_engines != q.copy_engines ||
-                 p.compute_streams != q.compute_streams || p.efficiency != q.efficiency,
+                 p.launch_s != q.launch_s || p.copy_launch_s != q.copy_launch_s ||
+                 p.copy_engines != q.copy_engines || p.compute_streams != q.compute_streams ||
+                 p.efficiency != q.efficiency,
              at + "gpu model");
     }
     if (x.kind == DeviceKind::kDisk && y.kind == x.kind) {
@@ -1017,6 +1037,7 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
         at + "bandwidth " + shortest(x.model.bytes_per_s) + " vs " + shortest(y.model.bytes_per_s));
     differ(x.model.latency_s != y.model.latency_s, at + "latency");
     differ(x.model.full_duplex != y.model.full_duplex, at + "full_duplex");
+    differ(x.model.duplex_bytes_per_s != y.model.duplex_bytes_per_s, at + "duplex_bandwidth");
     differ(x.model.count != y.model.count, at + "count");
   }
   return diff.str();

@@ -154,6 +154,45 @@ TEST(SimBackend, HalfDuplexDirectionsShareOneBandwidth) {
   expect_close(2 * kS / kB, seconds(r.end_ns[1]));
 }
 
+TEST(SimBackend, DuplexBandwidthBoundsBothDirectionsTogether) {
+  // Each way at B alone; both ways at once share 1.5 B (an H100 host's PCIe: ~54 GB/s each
+  // way alone, ~50 GB/s each with copies both ways).
+  Machine m("pair");
+  const DeviceId a = m.add_cpu("cpu0", CpuModel{});
+  const DeviceId b = m.add_gpu("gpu0", GpuModel{});
+  LinkModel pcie = link_at(kB);
+  pcie.duplex_bytes_per_s = 1.5 * kB;
+  m.add_link("pcie", a, b, pcie);
+  m.seal();
+  OpGraph g;
+  const OpId alone = g.add(copy_op(a, b, kS), "alone");
+  const OpId up = g.add(copy_op(a, b, kS), "up");
+  const OpId down = g.add(copy_op(b, a, kS), "down");
+  g.add_dependency(alone, up);
+  g.add_dependency(alone, down);
+  const SimulationResult r = simulate(m, g);
+  expect_close(kS / kB, seconds(r.end_ns[alone]));
+  expect_close(kS / kB + kS / (0.75 * kB), seconds(r.end_ns[up]));
+  expect_close(kS / kB + kS / (0.75 * kB), seconds(r.end_ns[down]));
+}
+
+TEST(SimBackend, CopyLaunchLatencyDelaysTheCopiesAGpuDrives) {
+  Machine m("launch");
+  const DeviceId cpu = m.add_cpu("cpu0", CpuModel{});
+  GpuModel gpu_model;
+  gpu_model.copy_launch_s = 1e-3;
+  const DeviceId gpu = m.add_gpu("gpu0", gpu_model);
+  m.add_link("pcie", cpu, gpu, link_at(kB));
+  m.seal();
+  OpGraph g;
+  const OpId up = g.add(copy_op(cpu, gpu, kS), "up");
+  const OpId down = g.add(copy_op(gpu, cpu, kS), "down");
+  g.add_dependency(up, down);
+  const SimulationResult r = simulate(m, g);
+  expect_close(1e-3 + kS / kB, seconds(r.end_ns[up]));
+  expect_close(2 * (1e-3 + kS / kB), r.makespan_s);
+}
+
 TEST(SimBackend, RouteLatencyIsAddedOnce) {
   Machine m("latency");
   const DeviceId cpu = m.add_cpu("cpu0", CpuModel{});

@@ -64,6 +64,10 @@ TEST(TopologyErrors, WrongType) {
   expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
                        "{between: [gpu0, cpu0], type: pcie, full_duplex: maybe}"),
                6, "'full_duplex' must be true or false, got 'maybe'");
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
+                       "{between: [gpu0, cpu0], type: pcie, full_duplex: false, "
+                       "duplex_bandwidth: 20GB/s}"),
+               6, "key 'duplex_bandwidth' applies only to full-duplex links");
 }
 
 TEST(TopologyErrors, MemoryPassRates) {

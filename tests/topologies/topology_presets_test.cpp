@@ -239,7 +239,8 @@ devices:
     copy_streams: 3
     dram: {channels: 6, bandwidth_per_channel: 21.3GB/s, first_access: 90ns, burst_word: 0.25ns, capacity: 384GiB}
   - {name: gpu0, kind: gpu, model: a100, fp32_peak: 20TFLOPS, fp16_peak: 300 TFLOP/s, memory_bandwidth: 2TB/s,
-     memory_size: 80GB, launch_latency: 4us, copy_engines: 3, compute_streams: 4, efficiency: 0.7}
+     memory_size: 80GB, launch_latency: 4us, copy_launch_latency: 200us, copy_engines: 3,
+     compute_streams: 4, efficiency: 0.7}
   - {name: hdd0, kind: disk, type: hdd, rpm: 5400, seek: 10ms, bandwidth: 100MB/s, queues: 2}
   - {name: nvme0, kind: disk, type: nvme, generation: 4, lanes: 4, read_iops: 250k, write_iops: 1e5,
      access_latency: 50us, read_bandwidth: 7GB/s, write_bandwidth: 5GB/s}
@@ -247,7 +248,7 @@ devices:
   - {name: sw0, kind: switch}
   - {name: nic0, kind: nic}
 links:
-  - {name: up, between: [gpu0, sw0], type: pcie, generation: 4, lanes: 8}
+  - {name: up, between: [gpu0, sw0], type: pcie, generation: 4, lanes: 8, duplex_bandwidth: 24GB/s}
   - {between: [sw0, cpu0], type: pcie, bandwidth: 10Gbit/s, latency: 250ns, full_duplex: false}
   - {between: [nic0, cpu0], type: ethernet, bandwidth: 25Gbit/s, latency: 2us}
   - {between: [hdd0, cpu0], type: sata, bandwidth: 6e8}
@@ -275,6 +276,7 @@ links:
   EXPECT_EQ(gpu.memory_bytes_per_s, 2e12);
   EXPECT_EQ(gpu.memory_bytes, 80e9);
   EXPECT_DOUBLE_EQ(gpu.launch_s, 4e-6);
+  EXPECT_DOUBLE_EQ(gpu.copy_launch_s, 200e-6);
   EXPECT_EQ(gpu.copy_engines, 3);
   EXPECT_EQ(gpu.compute_streams, 4);
   EXPECT_EQ(gpu.efficiency, 0.7);
@@ -295,6 +297,7 @@ links:
   const Link& up = m.link(*m.find_link("up"));
   EXPECT_DOUBLE_EQ(up.model.bytes_per_s, 1.969e9 * 8);
   EXPECT_EQ(up.model.latency_s, 1e-6);
+  EXPECT_EQ(up.model.duplex_bytes_per_s, 24e9);
   const Link& slow = m.link(*m.find_link("sw0-cpu0"));
   EXPECT_EQ(slow.model.bytes_per_s, 1.25e9);
   EXPECT_DOUBLE_EQ(slow.model.latency_s, 250e-9);
