@@ -520,13 +520,17 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
   }
 
   ProfileInputs in = options.base != nullptr ? profile_inputs(*options.base) : ProfileInputs{};
-  in.hardware_threads = hw;
   auto measured = [&](const std::string& name) {
     for (const Measurement& m : report.measurements)
       if (m.name == name) return true;
     return false;
   };
-  if (measured("gemm " + std::to_string(plan.gemm_sizes.back()) + " x1 thread")) {
+  const bool gemm_measured =
+      measured("gemm " + std::to_string(plan.gemm_sizes.back()) + " x1 thread");
+  // The base's core count stays unless the GEMMs (which use every core) were measured here:
+  // a targeted pass keeps every parameter it did not measure.
+  if (options.base == nullptr || gemm_measured) in.hardware_threads = hw;
+  if (gemm_measured) {
     // GEMM: how many ops really run at once (the all-thread / one-thread ratio) and what
     // one op gets, each the median over the sizes from 512 up (small GEMMs are
     // overhead-bound), which steadies them on a shared machine.
@@ -582,7 +586,9 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
       if (m.name.rfind("gpu gemm ", 0) == 0)
         g.gemm_flops_per_s = std::max(g.gemm_flops_per_s, m.value);
     g.memory_bytes_per_s = report.get("gpu elementwise").value;
-    g.launch_s = report.get("gpu launch per op").value;
+    g.launch_s = report.get("gpu launch gap").value;
+    if (measured("gpu copies both directions"))
+      g.both_directions_bytes_per_s = report.get("gpu copies both directions").value;
     g.host_to_device_bytes_per_s = report.get("gpu host to device").value;
     g.device_to_host_bytes_per_s = report.get("gpu device to host").value;
     g.copy_latency_s = report.get("gpu copy latency").value;

@@ -91,18 +91,26 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                        return std::vector<Array>{c.add(x, y), c.add(x, y)};
                      });
                    }});
-  items.push_back({"gpu launch per op", "s", [=] {
-                     // A chain of tiny kernels on one stream: what each op costs end to end
-                     // (the program's issue, the scheduler, the enqueue and the kernel).
+  items.push_back({"gpu launch gap", "s", [=] {
+                     // A chain of dependent passes of ~0.3 ms each: from one's end to the next
+                     // one's start on the GPU (the completion reaching the scheduler, the
+                     // launch, the enqueue). Ops of this length, not tiny ones: on an H100
+                     // host the gap was ~60 us after 3-us kernels but 200-300 us after
+                     // ms-long ones, when the threads that carry a completion had slept.
                      Context& c = probe->ctx();
-                     const Array one = c.full(g0, 1, 16, 1.0f);
-                     Array y = c.full(g0, 1, 16, 0.0f);
+                     const Array x = c.random(g0, kPassFloats, 1, 5);
+                     Array y = c.random(g0, kPassFloats, 1, 6);
                      c.waitall();
-                     constexpr int kOps = 2000;
-                     const auto t0 = Clock::now();
-                     for (int i = 0; i < kOps; ++i) y = c.add(y, one);
+                     constexpr int kOps = 16;
+                     std::vector<Array> chain;
+                     for (int i = 0; i < kOps; ++i) chain.push_back(y = c.add(y, x));
                      c.waitall();
-                     return seconds_since(t0) / kOps;
+                     const Scheduler& s = *c.scheduler();
+                     const auto guard = s.lock();
+                     TimeNs gaps = 0;
+                     for (int i = 1; i < kOps; ++i)
+                       gaps += s.start_ns(chain[i].producer()) - s.end_ns(chain[i - 1].producer());
+                     return ns_to_seconds(gaps) / (kOps - 1);
                    }});
   auto copy_rate = [=](bool to_device) {
     return [=] {
@@ -115,6 +123,16 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
   };
   items.push_back({"gpu host to device", "bytes/s", copy_rate(true)});
   items.push_back({"gpu device to host", "bytes/s", copy_rate(false)});
+  items.push_back({"gpu copies both directions", "bytes/s", [=] {
+                     // One copy each way at once, on the two copy engines: the rate of each.
+                     // An H100 host's copies ran ~7-13 % slower so than alone.
+                     Context& c = probe->ctx();
+                     const Array up = c.random(host, kCopyFloats, 1, 7);
+                     const Array down = c.random(g0, kCopyFloats, 1, 8);
+                     return probe->device_rate(kCopyFloats * sizeof(float), min_s, [&] {
+                       return std::vector<Array>{c.copy_to(up, g0), c.copy_to(down, host)};
+                     });
+                   }});
   // Ordinary (pageable) host memory: the driver stages it through a pinned buffer, and the
   // copy blocks the host; timed on the host clock. `floats` per copy; returns s per copy.
   auto pageable_copy_s = [=](bool to_device, std::size_t floats) {
@@ -180,13 +198,18 @@ void add_calibrated_gpus(Machine& machine, const GpuInputs& in) {
   gpu.memory_bytes_per_s = in.memory_bytes_per_s;
   gpu.memory_bytes = in.memory_bytes;
   gpu.launch_s = in.launch_s;
+  gpu.copy_launch_s = in.launch_s;  // copies go through the same completion-to-launch path
   gpu.copy_engines = 2;
   // One link rate for both directions (the model's links are symmetric): their mean.
   LinkModel pcie;
   pcie.kind = LinkKind::kPcie;
   pcie.bytes_per_s = (in.host_to_device_bytes_per_s + in.device_to_host_bytes_per_s) / 2;
   pcie.latency_s = in.copy_latency_s;
+  // Copies both ways at once move at most this each way.
+  if (in.both_directions_bytes_per_s > 0)
+    pcie.duplex_bytes_per_s = 2 * std::min(in.both_directions_bytes_per_s, pcie.bytes_per_s);
   LinkModel uplink = pcie;
+  uplink.duplex_bytes_per_s = 0;
   uplink.bytes_per_s = pcie.bytes_per_s * in.count;  // the switch's uplink is not the limit
   uplink.latency_s = 0;
   const DeviceId sw = machine.add_switch("pcie_sw0");
@@ -222,6 +245,7 @@ GpuInputs calibrated_gpu_inputs(const Machine& profile) {
     if (link.name == "pcie_gpu0") {
       in.host_to_device_bytes_per_s = in.device_to_host_bytes_per_s = link.model.bytes_per_s;
       in.copy_latency_s = link.model.latency_s;
+      in.both_directions_bytes_per_s = link.model.duplex_bytes_per_s / 2;
     }
     if (link.name == "nvlink_gpu0_gpu1") in.peer_bytes_per_s = link.model.bytes_per_s;
   }

@@ -50,10 +50,13 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
   if (a.gpus.count > 0 && b.gpus.count > 0) {
     add("gpu gemm", "flop/s", a.gpus.gemm_flops_per_s, b.gpus.gemm_flops_per_s);
     add("gpu elementwise", "bytes/s", a.gpus.memory_bytes_per_s, b.gpus.memory_bytes_per_s);
-    add("gpu launch per op", "s", a.gpus.launch_s, b.gpus.launch_s);
+    add("gpu launch gap", "s", a.gpus.launch_s, b.gpus.launch_s);
     add("gpu copies (pinned)", "bytes/s", a.gpus.host_to_device_bytes_per_s,
         b.gpus.host_to_device_bytes_per_s);
     add("gpu copy latency", "s", a.gpus.copy_latency_s, b.gpus.copy_latency_s);
+    if (a.gpus.both_directions_bytes_per_s > 0 && b.gpus.both_directions_bytes_per_s > 0)
+      add("gpu copies both directions", "bytes/s", a.gpus.both_directions_bytes_per_s,
+          b.gpus.both_directions_bytes_per_s);
     if (a.gpus.peer_bytes_per_s > 0 && b.gpus.peer_bytes_per_s > 0)
       add("gpu peer copy", "bytes/s", a.gpus.peer_bytes_per_s, b.gpus.peer_bytes_per_s);
   }

@@ -101,6 +101,7 @@ GpuInputs sample_gpus(int count, double peer_bytes_per_s) {
   g.host_to_device_bytes_per_s = 24e9;
   g.device_to_host_bytes_per_s = 26e9;
   g.copy_latency_s = 10e-6;
+  g.both_directions_bytes_per_s = 22e9;
   g.peer_bytes_per_s = peer_bytes_per_s;
   return g;
 }
@@ -118,6 +119,13 @@ TEST(Profile, CalibratedGpusSitBehindAPcieSwitchWithTheMeasuredRates) {
   bool nvlink = false;
   for (const Link& link : m.links()) nvlink = nvlink || link.model.kind == LinkKind::kNvlink;
   EXPECT_FALSE(nvlink);  // no peer rate measured: peers go through the switch
+  // Copies wait out the launch gap too; both ways at once, each moves at the measured rate.
+  EXPECT_EQ(g.copy_launch_s, 8e-6);
+  const Link& pcie = m.link(*m.find_link("pcie_gpu1"));
+  EXPECT_EQ(pcie.model.bytes_per_s, 25e9);
+  EXPECT_EQ(pcie.model.duplex_bytes_per_s, 44e9);
+  EXPECT_EQ(m.link(*m.find_link("pcie_cpu0")).model.duplex_bytes_per_s, 0);
+  EXPECT_EQ(calibrated_gpu_inputs(m).both_directions_bytes_per_s, 22e9);
   // The inverse, and the YAML round trip, keep every GPU figure.
   EXPECT_EQ(machine_difference(m, build_profile(profile_inputs(m), "calibrated-test")), "");
   const std::string path = (std::filesystem::temp_directory_path() /
