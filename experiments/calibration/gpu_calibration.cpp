@@ -92,18 +92,21 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                      });
                    }});
   items.push_back({"gpu launch gap", "s", [=] {
-                     // A chain of dependent passes of ~0.3 ms each: from one's end to the next
-                     // one's start on the GPU (the completion reaching the scheduler, the
-                     // launch, the enqueue). Ops of this length, not tiny ones: on an H100
-                     // host the gap was ~60 us after 3-us kernels but 200-300 us after
-                     // ms-long ones, when the threads that carry a completion had slept.
+                     // A chain of dependent GEMMs (2.7 ms each on an H100): from one's end to
+                     // the next one's start on the GPU (the completion reaching the scheduler,
+                     // the launch, the enqueue). Ops of ms length, not tiny ones: on an H100
+                     // host the gap was ~60 us after 3-us kernels, ~110 us after 0.3 ms ones
+                     // and 180-230 us after 2-3 ms ones, the longer the threads that carry a
+                     // completion had slept.
                      Context& c = probe->ctx();
-                     const Array x = c.random(g0, kPassFloats, 1, 5);
-                     Array y = c.random(g0, kPassFloats, 1, 6);
+                     const std::size_t n = quick ? 2048 : 4096;
+                     // y x with x = 1/n everywhere keeps every value the mean of a row of y.
+                     const Array x = c.full(g0, n, n, 1.0f / static_cast<float>(n));
+                     Array y = c.random(g0, n, n, 6);
                      c.waitall();
-                     constexpr int kOps = 16;
+                     constexpr int kOps = 12;
                      std::vector<Array> chain;
-                     for (int i = 0; i < kOps; ++i) chain.push_back(y = c.add(y, x));
+                     for (int i = 0; i < kOps; ++i) chain.push_back(y = c.dot(y, x));
                      c.waitall();
                      const Scheduler& s = *c.scheduler();
                      const auto guard = s.lock();

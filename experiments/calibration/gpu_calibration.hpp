@@ -6,8 +6,8 @@
 // Measured (names start with "gpu", the group CalibrationOptions::only selects):
 // - "gpu gemm N": cuBLAS SGEMM of N x N, flop/s;
 // - "gpu elementwise": add over 64 M floats, bytes touched (3 arrays) per second;
-// - "gpu launch gap": in a chain of dependent ~0.3 ms kernels, from one's end to the next
-//   one's start (completion to scheduler, launch, enqueue), s;
+// - "gpu launch gap": in a chain of dependent SGEMMs of 4096 (2048 quick), from one's end to
+//   the next one's start (completion to scheduler, launch, enqueue), s;
 // - "gpu host to device" / "gpu device to host": 64 MiB pinned copies, bytes/s;
 // - "gpu copies both directions": one each way at once, each one's bytes/s;
 // - "gpu host to device pageable" / "gpu device to host pageable": the same with ordinary
@@ -42,7 +42,7 @@ struct GpuInputs {
   double gemm_flops_per_s = 0;    ///< the best SGEMM rate over the sizes
   double memory_bytes_per_s = 0;  ///< elementwise, bytes touched per second
   double memory_bytes = 0;        ///< device memory
-  double launch_s = 0;            ///< gap between dependent ops of ~0.3 ms
+  double launch_s = 0;            ///< gap between dependent ms-long ops
   double host_to_device_bytes_per_s = 0;
   double device_to_host_bytes_per_s = 0;
   double copy_latency_s = 0;
