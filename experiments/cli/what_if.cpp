@@ -27,7 +27,9 @@ const std::map<std::string, std::map<std::string, Field>>& fields() {
       {"link",
        {{"bandwidth",
          {parse_bytes_per_s, nullptr, [](LinkModel& l, double v) { l.bytes_per_s = v; }}},
-        {"latency", {parse_seconds, nullptr, [](LinkModel& l, double v) { l.latency_s = v; }}}}},
+        {"latency", {parse_seconds, nullptr, [](LinkModel& l, double v) { l.latency_s = v; }}},
+        {"duplex_bandwidth",
+         {parse_bytes_per_s, nullptr, [](LinkModel& l, double v) { l.duplex_bytes_per_s = v; }}}}},
       {"gpu",
        {{"flops",
          {parse_flops_per_s, [](Device& d, double v) { d.gpu.fp32_flops_per_s = v; }, nullptr}},
@@ -36,6 +38,8 @@ const std::map<std::string, std::map<std::string, Field>>& fields() {
         {"memory_bandwidth",
          {parse_bytes_per_s, [](Device& d, double v) { d.gpu.memory_bytes_per_s = v; }, nullptr}},
         {"launch", {parse_seconds, [](Device& d, double v) { d.gpu.launch_s = v; }, nullptr}},
+        {"copy_launch",
+         {parse_seconds, [](Device& d, double v) { d.gpu.copy_launch_s = v; }, nullptr}},
         {"efficiency", {parse_plain, [](Device& d, double v) { d.gpu.efficiency = v; }, nullptr}}}},
       {"cpu",
        {{"cores",
@@ -76,8 +80,11 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
   Machine machine = original;
   if (!(what_if.link_bandwidth_scale > 0) || !std::isfinite(what_if.link_bandwidth_scale))
     throw InputError("--link-bandwidth-scale: must be a number > 0");
-  for (LinkId id = 0; id < machine.links().size(); ++id)
-    machine.mutable_link(id).model.bytes_per_s *= what_if.link_bandwidth_scale;
+  for (LinkId id = 0; id < machine.links().size(); ++id) {
+    LinkModel& model = machine.mutable_link(id).model;
+    model.bytes_per_s *= what_if.link_bandwidth_scale;
+    model.duplex_bytes_per_s *= what_if.link_bandwidth_scale;
+  }
   for (const std::string& assignment : what_if.assignments) {
     auto fail = [&](const std::string& what) {
       throw InputError("--set " + assignment + ": " + what);
@@ -113,11 +120,15 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
     if (it == members.end())
       fail("a " + group + " has no field '" + field_name + "' (" + field_names(members) + ")");
     auto value = it->second.parse(value_text);
-    const bool zero_allowed =
-        field_name == "latency" || field_name == "launch" || field_name == "access";
+    // Zero: no latency, or (duplex_bandwidth) no bound on both directions together.
+    const bool zero_allowed = field_name == "latency" || field_name == "launch" ||
+                              field_name == "copy_launch" || field_name == "access" ||
+                              field_name == "duplex_bandwidth";
     if (!value || *value < 0 || (*value == 0 && !zero_allowed))
       fail("cannot read '" + value_text + "' as a " +
            (zero_allowed ? "non-negative " : "positive ") + field_name);
+    if (field_name == "duplex_bandwidth" && *value > 0 && !link->full_duplex)
+      fail("a half-duplex link has one bandwidth for both directions; set its bandwidth");
     if (device)
       it->second.set_device(*device, *value);
     else

@@ -113,6 +113,14 @@ double LinkLoad::seconds() const {
     if (bytes_[s] > 0)
       worst =
           std::max(worst, bytes_[s] / machine_.link(static_cast<LinkId>(s / 2)).model.bytes_per_s);
+  // A full-duplex link with a bound on both directions together (a host's PCIe path to a
+  // GPU) cannot move its two directions' bytes faster than that bound either.
+  for (LinkId link = 0; link < machine_.links().size(); ++link) {
+    const LinkModel& model = machine_.link(link).model;
+    if (!model.full_duplex || model.duplex_bytes_per_s <= 0) continue;
+    const double both = bytes_[std::size_t{link} * 2] + bytes_[std::size_t{link} * 2 + 1];
+    worst = std::max(worst, both / model.duplex_bytes_per_s);
+  }
   return worst;
 }
 

@@ -87,7 +87,8 @@ class LinkLoad {
   explicit LinkLoad(const Machine& machine);
   /// Adds `bytes` along Machine::route(src, dst).
   void add(DeviceId src, DeviceId dst, double bytes);
-  /// max over link directions of bytes / bytes_per_s: no schedule moves them faster.
+  /// max over link directions of bytes / bytes_per_s, and over full-duplex links with a
+  /// duplex bound of both directions' bytes / duplex_bytes_per_s: no schedule moves them faster.
   double seconds() const;
   double bytes_on(LinkId link, bool forward) const;
 

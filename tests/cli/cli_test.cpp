@@ -100,6 +100,48 @@ TEST(Cli, RingMatchesClosedFormOnNvlinkRings) {
   }
 }
 
+TEST(Cli, SetBoundsBothDirectionsOfALinkAndDelaysCopies) {
+  // Ring on the book's server: each GPU's link carries 3/4 x 2 x 160 MB each way, 15 ms at
+  // 16 GB/s a direction; with both directions at most 24 GB/s together, 20 ms.
+  std::string sets;
+  for (int g = 0; g < 4; ++g)
+    sets += " --set gpu" + std::to_string(g) + "-sw0.duplex_bandwidth=24GB/s";
+  const auto bound = opsim("compare --strategies ring --comm-only --format json" + sets);
+  ASSERT_EQ(bound.exit_code, 0) << bound.err;
+  const auto ring = nlohmann::json::parse(bound.out).at("results").at(0);
+  EXPECT_NEAR(ring.at("makespan_s").get<double>(), 0.020, 0.020 * 0.01);
+  EXPECT_NEAR(ring.at("lower_bound_s").get<double>(), 0.020, 1e-9);
+
+  // Scaling every link scales a file's duplex bound with it: x2 gives 10 ms.
+  const fs::path machine = scratch_dir() / "duplex-4gpu.yaml";
+  {
+    std::ofstream out(machine);
+    out << "name: duplex-4gpu\ndevices:\n  - {name: cpu0, kind: cpu, model: default}\n"
+           "  - {name: sw0, kind: switch}\n";
+    for (int g = 0; g < 4; ++g) out << "  - {name: gpu" << g << ", kind: gpu, model: v100}\n";
+    out << "links:\n  - {between: [cpu0, sw0], type: pcie, bandwidth: 16GB/s, latency: 0}\n";
+    for (int g = 0; g < 4; ++g)
+      out << "  - {between: [gpu" << g << ", sw0], type: pcie, bandwidth: 16GB/s, latency: 0, "
+          << "duplex_bandwidth: 24GB/s}\n";
+  }
+  const std::string ring_on_file =
+      "compare --strategies ring --comm-only --format json --topology " + machine.string();
+  EXPECT_NEAR(makespans(opsim(ring_on_file).out).at("ring"), 0.020, 0.020 * 0.01);
+  const auto scaled = opsim(ring_on_file + " --link-bandwidth-scale 2");
+  ASSERT_EQ(scaled.exit_code, 0) << scaled.err;
+  EXPECT_NEAR(makespans(scaled.out).at("ring"), 0.010, 0.010 * 0.01);
+
+  // Tree: three gathers into GPU0, then three broadcasts from it. A copy takes an engine at
+  // each GPU end, GPU0 has two, so in each phase the third copy starts after one of the
+  // first two ends: two launches in sequence per phase, 4 x 1 ms in all.
+  std::string launches;
+  for (int g = 0; g < 4; ++g) launches += " --set gpu" + std::to_string(g) + ".copy_launch=1ms";
+  const auto base = makespans(opsim("compare --strategies tree --comm-only --format json").out);
+  const auto slow =
+      makespans(opsim("compare --strategies tree --comm-only --format json" + launches).out);
+  EXPECT_NEAR(slow.at("tree") - base.at("tree"), 0.004, 1e-6);
+}
+
 TEST(Cli, SweepCoversEveryRingSizeFrom2To64) {
   const fs::path dir = scratch_dir();
   std::ofstream spec(dir / "rings.yaml");
@@ -230,6 +272,9 @@ TEST(Cli, BadInputGivesOneLineErrorAndExitCode2) {
       {"compare --set gpu9.flops=1TFLOPS", "no device or link named 'gpu9'"},
       {"compare --set gpu0.warp_drive=1", "a gpu has no field 'warp_drive'"},
       {"compare --link-bandwidth-scale 0", "--link-bandwidth-scale"},
+      {"compare --topology desktop-1gpu --set hdd0-cpu0.duplex_bandwidth=1GB/s",
+       "--set hdd0-cpu0.duplex_bandwidth=1GB/s: a half-duplex link has one bandwidth"},
+      {"compare --set gpu0.copy_launch=-1us", "cannot read '-1us' as a non-negative copy_launch"},
       {"compare --strategies ps", "ps"},
       {"compare --frobnicate", "frobnicate"},
       {"teleport", "teleport"},

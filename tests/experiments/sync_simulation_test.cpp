@@ -32,6 +32,22 @@ TEST(SyncSimulation, BooksFourGpuServerGives60And80And15Ms) {
   }
 }
 
+TEST(SyncSimulation, RingBoundCountsTheDuplexBoundOfEachGpusLink) {
+  // Each GPU sends to its successor and receives from its predecessor at once: with both
+  // directions together at most 24 GB/s (16 GB/s each alone), the ring's 2 x 3/4 x 160 MB
+  // each way take 240 MB x 2 / 24 GB/s = 20 ms, not 15.
+  Machine m = resolve_topology("pcie-switch-4gpu");
+  for (LinkId id = 0; id < m.links().size(); ++id)
+    m.mutable_link(id).model.duplex_bytes_per_s = 24e9;
+  SyncOptions bare;
+  bare.include_reductions = false;
+  const SyncPlan ring = make_sync_plan("ring", m, bare);
+  EXPECT_NEAR(ring.lower_bound_s, 0.020, 1e-9);
+  const double ring_s = simulate_isolated(m, ring.graph).makespan_s;
+  EXPECT_GE(ring_s, ring.lower_bound_s * (1 - 1e-9));
+  EXPECT_NEAR(ring_s, ring.lower_bound_s, 0.01 * ring.lower_bound_s);
+}
+
 TEST(SyncSimulation, Dgx1RingsMeetTheirBounds) {
   Machine m = resolve_topology("dgx1-v100");
   SyncOptions bare;
