@@ -1,16 +1,42 @@
 #include "gui/comparison_render.hpp"
 
+#include <QDir>
 #include <QGuiApplication>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace opsim::gui {
+
+std::string missing_platform_plugin() {
+  const char* env = std::getenv("QT_QPA_PLATFORM");
+  const QString platform = QString::fromUtf8(env != nullptr ? env : "offscreen");
+  // "name:option=value;name2": Qt tries each name; only plain names are checked here.
+  QStringList dirs;
+  if (const char* own = std::getenv("QT_QPA_PLATFORM_PLUGIN_PATH"); own != nullptr && *own != 0)
+    dirs << QString::fromUtf8(own);
+  for (const QString& path : QCoreApplication::libraryPaths()) dirs << path + "/platforms";
+  for (const QString& choice : platform.split(';', Qt::SkipEmptyParts)) {
+    const QString name = choice.section(':', 0, 0);
+    if (name.isEmpty()) continue;
+    for (const QString& dir : dirs) {
+      const QDir d(dir);
+      if (!d.entryList({QStringLiteral("*q") + name + QStringLiteral(".*")}, QDir::Files).isEmpty())
+        return {};
+    }
+  }
+  return "Qt's platform plug-in '" + platform.toStdString() + "' is not installed (looked in " +
+         dirs.join(", ").toStdString() + "; the offscreen one comes with libqt6gui6)";
+}
 
 void ensure_gui_application() {
   if (QCoreApplication::instance() != nullptr) return;
   if (std::getenv("QT_QPA_PLATFORM") == nullptr) setenv("QT_QPA_PLATFORM", "offscreen", 0);
+  // Qt aborts the process when it cannot load the platform plug-in; say why instead.
+  if (const std::string missing = missing_platform_plugin(); !missing.empty())
+    throw std::runtime_error(missing);
   static int argc = 1;
   static char name[] = "opsim";
   static char* argv[] = {name, nullptr};

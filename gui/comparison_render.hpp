@@ -61,6 +61,9 @@ bool render_comparison_svg(const std::vector<Trace>& traces, const std::vector<s
                            const std::vector<double>& lower_bounds_s = {});
 
 /// Creates a QGuiApplication (offscreen unless QT_QPA_PLATFORM is set) if none exists yet.
+/// Throws std::runtime_error when the platform's plug-in is not installed (Qt would abort).
 void ensure_gui_application();
+/// Empty when QT_QPA_PLATFORM's (default offscreen) plug-in is found; else why not.
+std::string missing_platform_plugin();
 
 }  // namespace opsim::gui

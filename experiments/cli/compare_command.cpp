@@ -65,6 +65,8 @@ void render_png(const std::vector<StrategyRunResult>& results, const std::string
     titles.push_back(r.strategy);
     lower_bounds.push_back(r.lower_bound_s);
   }
+  if (const std::string missing = gui::missing_platform_plugin(); !missing.empty())
+    throw InputError("--png " + path + ": " + missing);
   if (!gui::render_comparison_png(traces, titles, QString::fromStdString(path), QSize(1600, 0),
                                   lower_bounds))
     throw InputError("--png " + path + ": cannot write the image");

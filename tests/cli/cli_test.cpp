@@ -248,6 +248,18 @@ TEST(Cli, CompareRendersTimelinesToPng) {
   const std::string bytes = slurp(png);
   ASSERT_GT(bytes.size(), 10'000u);
   EXPECT_EQ(bytes.substr(1, 3), "PNG");
+
+  // Without its platform plug-in Qt would abort the process; opsim says so in one line.
+  const fs::path none = scratch_dir() / "no-platform.png";
+  ::setenv("QT_QPA_PLATFORM", "no-such-platform", 1);
+  const auto missing = opsim("compare --comm-only --strategies tree --png " + none.string());
+  ::unsetenv("QT_QPA_PLATFORM");
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("platform plug-in 'no-such-platform' is not installed"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_EQ(missing.err.find('\n'), missing.err.size() - 1) << missing.err;
+  EXPECT_FALSE(fs::exists(none));
 #else
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("built without the GUI"), std::string::npos) << r.err;
