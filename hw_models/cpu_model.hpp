@@ -23,7 +23,11 @@ struct CpuModel {
   double efficiency = 0.8;    ///< fraction of peak that GEMM reaches
   double dispatch_s = 10e-6;  ///< host cost to issue one op from a framework (t1)
   int compute_streams = 1;    ///< ops run at once, each on cores / compute_streams cores
-  int copy_streams = 4;       ///< concurrent host memcpy workers
+  /// Each stream's speed while every compute stream is busy, as a fraction of its speed
+  /// alone (0, 1]: all cores at once run at a lower clock (all-core turbo) and share caches
+  /// and memory. Between, the streams share compute_streams x this of one stream's speed.
+  double all_streams_busy_speed = 1.0;
+  int copy_streams = 4;  ///< concurrent host memcpy workers
   /// Most bytes per second one memcpy thread copies (one thread does not saturate DRAM);
   /// 0: no limit beyond the DRAM's.
   double copy_stream_bytes_per_s = 0;

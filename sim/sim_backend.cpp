@@ -115,6 +115,9 @@ struct SimBackend::Impl {
   CompletionSink* sink = nullptr;
 
   std::vector<sg4::Host*> compute_host;  // per device (CPU, GPU, disk)
+  // Per device: a bound on each exec when its host is one pooled core (a CPU whose streams
+  // slow down when all are busy); 0: none.
+  std::vector<double> exec_bound;
   std::vector<sg4::Host*> program_host;  // per CPU: the issuing program's thread
   sg4::Host* sink_host = nullptr;        // destination of every comm
   std::vector<Route> routes;
@@ -158,10 +161,11 @@ struct SimBackend::Impl {
         simgrid::kernel::timer::Timer::set(date_s, [backend, slot] { backend->on_timer(slot); });
   }
 
-  void start_exec(std::uint32_t slot, sg4::Host* host, double seconds) {
+  void start_exec(std::uint32_t slot, sg4::Host* host, double seconds, double bound = 0) {
     sg4::ExecPtr exec = sg4::Exec::init();
     exec->set_flops_amount(seconds * kWorkPerSecond);
     exec->set_host(host);
+    if (bound > 0) exec->set_bound(bound);
     exec->set_data(slot_to_data(slot));
     Slot& s = slots[slot];
     s.phase = Phase::kActivity;
@@ -459,13 +463,24 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   // whole path, and all comms go to one sink host with an empty down-route.
   sg4::NetZone* zone = sg4::create_star_zone("opsim");
   m.compute_host.assign(n, nullptr);
+  m.exec_bound.assign(n, 0.0);
   m.program_host.assign(n, nullptr);
   for (DeviceId d = 0; d < n; ++d) {
     const Device& dev = devices[d];
     if (dev.kind == DeviceKind::kCpu || dev.kind == DeviceKind::kGpu ||
         dev.kind == DeviceKind::kDisk) {
-      sg4::Host* host = zone->create_host(dev.name, kWorkPerSecond);
-      if (dev.kind == DeviceKind::kCpu) host->set_core_count(std::max(1, dev.cpu.compute_streams));
+      const int streams = std::max(1, dev.cpu.compute_streams);
+      // A CPU whose streams slow down when all are busy: one core holding the streams'
+      // capacity together (streams x the busy fraction of one stream's speed), each exec
+      // bounded by one stream's speed alone. SimGrid bounds an exec by its host's core speed
+      // too, so several cores cannot express this.
+      const double busy =
+          std::max(dev.cpu.all_streams_busy_speed, 1.0 / static_cast<double>(streams));
+      const bool pooled = dev.kind == DeviceKind::kCpu && streams > 1 && busy < 1.0;
+      sg4::Host* host =
+          zone->create_host(dev.name, pooled ? streams * busy * kWorkPerSecond : kWorkPerSecond);
+      if (dev.kind == DeviceKind::kCpu && !pooled) host->set_core_count(streams);
+      m.exec_bound[d] = pooled ? kWorkPerSecond : 0.0;
       m.compute_host[d] = host->seal();
     }
     if (dev.kind == DeviceKind::kCpu)
@@ -684,7 +699,7 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
     case OpKind::kCompute: {
       const double seconds = compute_time_s(*m.machine, op, launch.device);
       if (seconds > 0)
-        m.start_exec(slot, m.compute_host[launch.device], seconds);
+        m.start_exec(slot, m.compute_host[launch.device], seconds, m.exec_bound[launch.device]);
       else
         m.delay_then_finish(slot, 0);
       break;
@@ -698,7 +713,8 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
         throw std::invalid_argument("SimBackend: host dispatch on '" +
                                     m.machine->device(launch.device).name + "', not a CPU");
       if (op.seconds > 0)
-        m.start_exec(slot, host, op.seconds);
+        m.start_exec(slot, host, op.seconds,
+                     host == m.compute_host[launch.device] ? m.exec_bound[launch.device] : 0.0);
       else
         m.delay_then_finish(slot, 0);
       break;
@@ -713,7 +729,7 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
           bytes_per_s = std::min(bytes_per_s, src.cpu.copy_stream_bytes_per_s);
         const double seconds = op.bytes / bytes_per_s;
         if (seconds > 0)
-          m.start_exec(slot, m.compute_host[op.device], seconds);
+          m.start_exec(slot, m.compute_host[op.device], seconds, m.exec_bound[op.device]);
         else
           m.delay_then_finish(slot, 0);
         break;

@@ -48,6 +48,7 @@ constexpr std::string_view kCpuKeysData[] = {"name",
                                              "efficiency",
                                              "dispatch_latency",
                                              "compute_streams",
+                                             "all_streams_busy_speed",
                                              "copy_streams",
                                              "copy_stream_bandwidth",
                                              "dram",
@@ -330,6 +331,8 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
   });
   optional(node, "compute_streams",
            [&](auto& v) { cpu.compute_streams = int(integer(v, "compute_streams", 1, 1 << 16)); });
+  optional(node, "all_streams_busy_speed",
+           [&](auto& v) { cpu.all_streams_busy_speed = fraction(v, "all_streams_busy_speed"); });
   optional(node, "copy_streams",
            [&](auto& v) { cpu.copy_streams = int(integer(v, "copy_streams", 1, 1 << 16)); });
   optional(node, "copy_stream_bandwidth", [&](auto& v) {
@@ -798,6 +801,9 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       out << YAML::Key << "efficiency" << YAML::Value << number_text(c.efficiency);
       out << YAML::Key << "dispatch_latency" << YAML::Value << duration_text(c.dispatch_s);
       out << YAML::Key << "compute_streams" << YAML::Value << c.compute_streams;
+      if (c.all_streams_busy_speed != 1.0)
+        out << YAML::Key << "all_streams_busy_speed" << YAML::Value
+            << number_text(c.all_streams_busy_speed);
       out << YAML::Key << "copy_streams" << YAML::Value << c.copy_streams;
       if (c.copy_stream_bytes_per_s > 0)
         out << YAML::Key << "copy_stream_bandwidth" << YAML::Value
@@ -985,7 +991,8 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
                  p.simd_fp32_lanes != q.simd_fp32_lanes || p.fma_units != q.fma_units ||
                  p.efficiency != q.efficiency || p.dispatch_s != q.dispatch_s ||
                  p.compute_streams != q.compute_streams || p.copy_streams != q.copy_streams ||
-                 p.copy_stream_bytes_per_s != q.copy_stream_bytes_per_s,
+                 p.copy_stream_bytes_per_s != q.copy_stream_bytes_per_s ||
+                 p.all_streams_busy_speed != q.all_streams_busy_speed,
              at + "cpu model");
       differ(p.dram.channels != q.dram.channels ||
                  p.dram.bytes_per_s_per_channel != q.dram.bytes_per_s_per_channel ||

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -67,10 +67,43 @@ Plan plan_for(const CalibrationOptions& o) {
   return p;
 }
 
+std::string every_core_gemm_name(std::size_t n) {
+  return "gemm " + std::to_string(n) + " on every core at once";
+}
+
 double gemm_rate(std::size_t n, int threads, double min_s) {
   std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.f);
   cpu::set_blas_threads(threads);
   return rate(2.0 * n * n * n, min_s, [&] { cpu::sgemm(a.data(), b.data(), c.data(), n, n, n); });
+}
+
+// One thread's GEMM rate while `threads` threads each run their own single-threaded GEMMs,
+// as the executor's compute streams do: each thread multiplies back to back for `min_s`, and
+// the slowest thread's rate is the answer (two chains of GEMMs end with the slower one).
+double gemm_every_core_rate(std::size_t n, int threads, double min_s) {
+  cpu::set_blas_threads(1);
+  std::barrier<> start(threads);
+  std::vector<double> per_thread(static_cast<std::size_t>(threads), 0.0);
+  auto multiply_until = [&](int t) {
+    std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.f);
+    cpu::sgemm(a.data(), b.data(), c.data(), n, n, n);  // warm: OpenBLAS's buffers, pages
+    start.arrive_and_wait();
+    const auto t0 = Clock::now();
+    int done = 0;
+    double elapsed = 0;
+    do {
+      cpu::sgemm(a.data(), b.data(), c.data(), n, n, n);
+      ++done;
+      elapsed = seconds_since(t0);
+    } while (elapsed < min_s);
+    per_thread[static_cast<std::size_t>(t)] = 2.0 * n * n * n * done / elapsed;
+  };
+  {
+    std::vector<std::jthread> others;
+    for (int t = 1; t < threads; ++t) others.emplace_back(multiply_until, t);
+    multiply_until(0);
+  }
+  return *std::min_element(per_thread.begin(), per_thread.end());
 }
 
 // Aggregate bytes copied per second by `streams` threads, each copying its own buffers.
@@ -142,6 +175,7 @@ ProfileInputs profile_inputs(const Machine& profile) {
   ProfileInputs in;
   in.hardware_threads = cpu.cores;
   in.compute_streams = cpu.compute_streams;
+  in.all_streams_busy_speed = cpu.all_streams_busy_speed;
   in.gemm_flops_per_s_per_stream =
       cpu.peak_flops_per_s() * cpu.efficiency / std::max(1, cpu.compute_streams);
   in.elementwise_bytes_per_s = cpu.efficiency * cpu.dram.bytes_per_s();
@@ -218,6 +252,7 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   cpu.fma_units = 2;
   cpu.dispatch_s = in.dispatch_s;
   cpu.compute_streams = streams;
+  cpu.all_streams_busy_speed = std::clamp(in.all_streams_busy_speed, 1.0 / streams, 1.0);
   cpu.copy_streams = 2;
   // A memcpy reads and writes every byte: the simulator moves it at half the DRAM bandwidth.
   // One thread does not saturate the DRAM: two copy more together than one alone, so the
@@ -333,12 +368,24 @@ Calibrator::State::State(const CalibrationOptions& o)
   scratch = (dir / ("opsim-calibrate-" + std::to_string(::getpid()) + ".bin")).string();
 
   using Item = CalibrationItem;
-  std::vector<int> thread_counts = {1};
+  // All threads first, then one: after a multi-threaded GEMM OpenBLAS's idle helper threads
+  // spin for a while (up to 2^28 cycles) on the cores, so the next group, and the real runs
+  // after a pass, should not follow one directly.
+  std::vector<int> thread_counts;
   if (hw > 1) thread_counts.push_back(hw);
+  thread_counts.push_back(1);
+  const std::size_t every_core_n = std::min<std::size_t>(1024, plan.gemm_sizes.back());
   for (std::size_t n : plan.gemm_sizes)
-    for (int t : thread_counts)
+    for (int t : thread_counts) {
       items.push_back({"gemm " + std::to_string(n) + " x" + std::to_string(t) + " thread", "flop/s",
                        [n, t, min_s = plan.min_s] { return gemm_rate(n, t, min_s); }});
+      // Every core running its own one-thread GEMM, as compute streams do: what each gets.
+      // After a one-thread GEMM (see above).
+      if (hw > 1 && n == every_core_n && t == 1)
+        items.push_back({every_core_gemm_name(n), "flop/s", [n, hw = hw, min_s = plan.min_s] {
+                           return gemm_every_core_rate(n, hw, min_s);
+                         }});
+    }
   const std::size_t memcpy_bytes = plan.memcpy_bytes;
   const double min_s = plan.min_s;
   items.push_back(
@@ -545,6 +592,15 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
     in.compute_streams = std::clamp(static_cast<int>(std::lround(all_rate / one_rate)), 1, hw);
     in.gemm_flops_per_s_per_stream =
         in.compute_streams == hw ? one_rate : all_rate / in.compute_streams;
+    // With a stream per core, each one's speed while all are busy (the executor gives each
+    // stream one BLAS thread then); fewer streams than cores: their GEMMs are multi-threaded,
+    // which the every-core measurement is not, so 1.
+    in.all_streams_busy_speed = 1.0;
+    const std::string every_core =
+        every_core_gemm_name(std::min<std::size_t>(1024, plan.gemm_sizes.back()));
+    if (in.compute_streams == hw && hw > 1 && measured(every_core))
+      in.all_streams_busy_speed =
+          std::clamp(report.get(every_core).value / one_rate, 1.0 / hw, 1.0);
   }
   if (measured("elementwise 1 thread")) {
     in.elementwise_bytes_per_s = report.get("elementwise 1 thread").value;

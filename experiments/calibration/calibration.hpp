@@ -110,7 +110,9 @@ struct ProfileInputs {
   /// ratio, rounded, from 1 to hardware_threads (a loaded machine gives fewer than its cores).
   int compute_streams = 1;
   double gemm_flops_per_s_per_stream = 0;  ///< what one op reaches alone on its stream
-  double elementwise_bytes_per_s = 0;      ///< one thread's elementwise pass (bytes touched)
+  /// Each stream's speed while all are busy, a fraction of gemm_flops_per_s_per_stream.
+  double all_streams_busy_speed = 1.0;
+  double elementwise_bytes_per_s = 0;  ///< one thread's elementwise pass (bytes touched)
   /// The same pass by working set, smaller sets (cache) first; the largest is the DRAM one.
   std::vector<MemoryPassRate> memory_pass_rates;
   double memcpy_bytes_per_s = 0;              ///< bytes copied per second, one stream

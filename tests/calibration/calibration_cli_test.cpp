@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -71,17 +72,32 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
     if (p.at("differs").get<bool>()) differ.push_back(p.at("name"));
   }
   EXPECT_EQ(against.at("differ").get<std::vector<std::string>>(), differ);
-  // 2 GEMM sizes x 2 thread counts + 13, + elementwise at 2 and 8 MiB (quick: 32 MiB
-  // buffers), + the GPU's where one is usable.
+  // 2 GEMM sizes x 2 thread counts + one on every core + 13, + elementwise at 2 and 8 MiB
+  // (quick: 32 MiB buffers), + the GPU's where one is usable.
   std::size_t cpu_and_disk = 0;
-  for (const auto& m : doc.at("measurements"))
-    cpu_and_disk += m.at("name").get<std::string>().rfind("gpu ", 0) == 0 ? 0 : 1;
-  EXPECT_EQ(cpu_and_disk, 19u);
+  std::map<std::string, double> value;
+  for (const auto& m : doc.at("measurements")) {
+    const std::string name = m.at("name").get<std::string>();
+    cpu_and_disk += name.rfind("gpu ", 0) == 0 ? 0 : 1;
+    value[name] = m.at("value").get<double>();
+  }
+  EXPECT_EQ(cpu_and_disk, 20u);
   EXPECT_TRUE(doc.at("noisy").is_array());
   const opsim::Machine m = opsim::load_topology_file(out);
   EXPECT_EQ(m.name().rfind("calibrated-", 0), 0u);
   // The memory-bound rates by working set reach the profile, smallest set first.
   const opsim::CpuModel& cpu = m.device(*m.find_device("cpu0")).cpu;
+  // With a stream per core, each one's speed while all are busy is what one GEMM got with
+  // every core running one, against one GEMM alone (quick: the 512 ones).
+  ASSERT_EQ(value.count("gemm 512 on every core at once"), 1u);
+  if (cpu.compute_streams == cpu.cores) {
+    const double busy =
+        std::clamp(value.at("gemm 512 on every core at once") / value.at("gemm 512 x1 thread"),
+                   1.0 / cpu.cores, 1.0);
+    EXPECT_NEAR(cpu.all_streams_busy_speed, busy, 1e-6);
+  } else {
+    EXPECT_EQ(cpu.all_streams_busy_speed, 1.0);
+  }
   ASSERT_EQ(cpu.memory_pass_rates.size(), 3u);
   EXPECT_EQ(cpu.memory_pass_rates[0].working_set_bytes, 2.0 * (1 << 20));
   EXPECT_EQ(cpu.memory_pass_rates[2].working_set_bytes, 32.0 * (1 << 20));

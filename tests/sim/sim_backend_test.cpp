@@ -338,6 +338,54 @@ TEST(SimBackend, HostDispatchRunsBesideCpuCompute) {
   expect_close(SimBackend::compute_time_s(m, work, cpu), seconds(r.end_ns[w]));
 }
 
+Op cpu_compute(DeviceId cpu, double flops, int stream) {
+  Op op;
+  op.kind = OpKind::kCompute;
+  op.device = cpu;
+  op.flops = flops;
+  op.stream = stream;
+  return op;
+}
+
+TEST(SimBackend, CpuStreamsSlowDownWhileAllAreBusy) {
+  // Two streams at 80 % of their speed alone while both are busy: the short op (t/2 alone)
+  // ends at 0.625 t, the long one has then done half its work and runs the rest alone.
+  Machine m("cpu");
+  CpuModel model;
+  model.compute_streams = 2;
+  model.all_streams_busy_speed = 0.8;
+  const DeviceId cpu = m.add_cpu("cpu0", model);
+  m.seal();
+  OpGraph g;
+  const OpId long_op = g.add(cpu_compute(cpu, 2e10, 0), "long");
+  const OpId short_op = g.add(cpu_compute(cpu, 1e10, 1), "short");
+  const OpId alone = g.add(cpu_compute(cpu, 2e10, 0), "alone");
+  g.add_dependency(short_op, alone);
+  g.add_dependency(long_op, alone);
+  const SimulationResult r = simulate(m, g);
+  const double t = SimBackend::compute_time_s(m, g.op(long_op), cpu);
+  expect_close(0.625 * t, seconds(r.end_ns[short_op]));
+  expect_close(1.125 * t, seconds(r.end_ns[long_op]));
+  expect_close(t, seconds(r.end_ns[alone] - r.start_ns[alone]));
+}
+
+TEST(SimBackend, CpuStreamsShareTheirBusySpeedOnlyWhenItBinds) {
+  // Four streams at 80 % when all are busy share 3.2 streams' speed: two ops run at full
+  // speed, four at 80 % each.
+  Machine m("cpu");
+  CpuModel model;
+  model.compute_streams = 4;
+  model.all_streams_busy_speed = 0.8;
+  const DeviceId cpu = m.add_cpu("cpu0", model);
+  m.seal();
+  OpGraph two, four;
+  for (int s = 0; s < 2; ++s) two.add(cpu_compute(cpu, 1e10, s), "op");
+  for (int s = 0; s < 4; ++s) four.add(cpu_compute(cpu, 1e10, s), "op");
+  const double t = SimBackend::compute_time_s(m, two.op(0), cpu);
+  expect_close(t, simulate_isolated(m, two).makespan_s);
+  expect_close(t / 0.8, simulate_isolated(m, four).makespan_s);
+}
+
 TEST(SimBackend, CpuMemoryBoundPassesRunAtTheRateOfTheirWorkingSet) {
   Machine m("cpu");
   CpuModel model;
