@@ -1,6 +1,7 @@
 #include "experiments/calibration/validation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -230,8 +231,21 @@ nlohmann::json to_json(const ValidationResult& r) {
     out["pooled"] = {{"real_s", r.pooled.real_s},
                      {"simulated_s", r.pooled.simulated_s},
                      {"error", r.pooled.error}};
+    out["rounds_one_way"] = rounds_one_way(r);
   }
   return out;
+}
+
+int rounds_one_way(const ValidationResult& result) {
+  if (result.rounds.size() < 3) return 0;
+  int sign = 0;
+  for (const RoundComparison& round : result.rounds) {
+    if (!(std::abs(round.error) > result.real_iqr)) return 0;
+    const int s = round.error < 0 ? -1 : 1;
+    if (sign != 0 && s != sign) return 0;
+    sign = s;
+  }
+  return sign;
 }
 
 std::vector<std::filesystem::path> write_validation_traces(const ValidationResult& result,

@@ -84,6 +84,13 @@ struct ValidationResult {
   RoundComparison pooled;
 };
 
+/// Interleaved validation: -1 or +1 when at least three rounds all missed the same way
+/// (simulation short or long), each by more than the real runs' run-to-run IQR; else 0.
+/// Noise between the calibration and the runs scatters the rounds' errors around the
+/// median; a one-way miss is a difference in how the calibration and the workload meet the
+/// machine (a gap in the model, or a host state that the calibration does not see).
+int rounds_one_way(const ValidationResult& result);
+
 /// The window a run uses: `option` when non-zero, else the workload's "max_in_flight"
 /// (an InputError when it is not a non-negative integer), else 0.
 std::uint32_t effective_max_in_flight(const WorkloadFile& workload, std::uint32_t option);

@@ -64,6 +64,11 @@ void print_one(const ValidationResult& r, const std::string& format, const std::
               << " round(s) of real runs between calibration passes; each round's error:";
     for (const auto& round : r.rounds) std::cout << " " << percent(round.error);
     std::cout << "\n";
+    if (const int way = calibration::rounds_one_way(r); way != 0)
+      std::cout << "every round's simulation came out " << (way < 0 ? "short" : "long")
+                << ", each by more than the run-to-run IQR: the calibration and the workload "
+                   "meet the machine differently (a model gap, or a host state the calibration "
+                   "does not see), not noise between them\n";
   }
   std::cout << "\n";
   TextTable table({"op class", "real busy", "simulated busy", "error"}, {false, true, true, true});
@@ -84,7 +89,18 @@ std::string round_range(const ValidationResult& r) {
   if (r.rounds.empty()) return "";
   double lo = r.rounds.front().error, hi = lo;
   for (const auto& round : r.rounds) lo = std::min(lo, round.error), hi = std::max(hi, round.error);
-  return percent(lo) + " … " + percent(hi);
+  return percent(lo) + " … " + percent(hi) + (calibration::rounds_one_way(r) != 0 ? " *" : "");
+}
+
+// Under a table with rounds, when some workload's rounds all missed one way.
+void print_one_way_legend(const std::vector<ValidationResult>& results, bool markdown) {
+  bool any = false;
+  for (const auto& r : results) any = any || calibration::rounds_one_way(r) != 0;
+  if (!any) return;
+  std::cout << (markdown ? "\n" : "")
+            << "* every round missed the same way, each by more than the run-to-run IQR: the "
+               "calibration and the workload meet the machine differently (a model gap, or a "
+               "host state the calibration does not see), not noise between them\n";
 }
 
 // `interleave`: the rounds per workload when interleaved ("" otherwise): the table then
@@ -121,6 +137,7 @@ int print_suite(const std::vector<ValidationResult>& results, const std::string&
     std::cout << "| **median abs error** | | | | | " << buf << " |" << tail << "\n";
     std::snprintf(buf, sizeof buf, "%.1f%%", worst * 100);
     std::cout << "| **worst abs error** | | | | | " << buf << " |" << tail << "\n";
+    if (rounds) print_one_way_legend(results, true);
     return 0;
   }
   std::cout << "Validation on " << profile_name << " (real: " << statistic << " of at least "
@@ -148,6 +165,7 @@ int print_suite(const std::vector<ValidationResult>& results, const std::string&
   char buf[96];
   std::snprintf(buf, sizeof buf, "median |error| %.1f%%, worst %.1f%%\n", med * 100, worst * 100);
   std::cout << "\n" << buf;
+  if (rounds) print_one_way_legend(results, false);
   return 0;
 }
 

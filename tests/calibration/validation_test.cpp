@@ -49,6 +49,25 @@ TEST(Validation, ComparesTheMedianRealRunByOpClass) {
   EXPECT_TRUE(json.at("by_op_class")[0].contains("class"));
 }
 
+TEST(Validation, RoundsThatAllMissOneWayBeyondTheNoiseAreNamed) {
+  ValidationResult r;
+  r.real_iqr = 0.05;
+  auto with_errors = [&](std::vector<double> errors) {
+    r.rounds.clear();
+    for (double e : errors) r.rounds.push_back({1.0, 1.0 + e, e, {}});
+    return rounds_one_way(r);
+  };
+  EXPECT_EQ(with_errors({-0.30, -0.12, -0.40}), -1);
+  EXPECT_EQ(with_errors({0.08, 0.20, 0.06, 0.11}), +1);
+  EXPECT_EQ(with_errors({-0.30, 0.12, -0.40}), 0);   // both ways: noise between them
+  EXPECT_EQ(with_errors({-0.30, -0.04, -0.40}), 0);  // one round within the runs' own noise
+  EXPECT_EQ(with_errors({-0.30, -0.40}), 0);         // too few rounds to tell
+  EXPECT_EQ(with_errors({}), 0);
+  EXPECT_EQ(to_json(r).count("rounds_one_way"), 0u);  // not interleaved: no rounds
+  (void)with_errors({-0.30, -0.12, -0.40});
+  EXPECT_EQ(to_json(r).at("rounds_one_way"), -1);
+}
+
 TEST(Validation, OverlayInterleavesRealAndSimulatedLanes) {
   const Trace real = one_lane_trace("real", {{"gemm", 300}, {"copy", 100}});
   const Trace sim = one_lane_trace("sim", {{"gemm", 250}});
