@@ -50,6 +50,8 @@ const std::map<std::string, std::map<std::string, Field>>& fields() {
           [](Device& d, double v) { d.cpu.dram.bytes_per_s_per_channel = v / d.cpu.dram.channels; },
           nullptr}},
         {"dispatch", {parse_seconds, [](Device& d, double v) { d.cpu.dispatch_s = v; }, nullptr}},
+        {"all_streams_busy_speed",
+         {parse_plain, [](Device& d, double v) { d.cpu.all_streams_busy_speed = v; }, nullptr}},
         {"efficiency", {parse_plain, [](Device& d, double v) { d.cpu.efficiency = v; }, nullptr}}}},
       {"disk",
        {{"read_bandwidth",
@@ -127,6 +129,8 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
     if (!value || *value < 0 || (*value == 0 && !zero_allowed))
       fail("cannot read '" + value_text + "' as a " +
            (zero_allowed ? "non-negative " : "positive ") + field_name);
+    if ((field_name == "efficiency" || field_name == "all_streams_busy_speed") && *value > 1)
+      fail("'" + value_text + "' is not in (0, 1]");
     if (field_name == "duplex_bandwidth" && *value > 0 && !link->full_duplex)
       fail("a half-duplex link has one bandwidth for both directions; set its bandwidth");
     if (device)
