@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cmath>
@@ -67,8 +68,13 @@ Plan plan_for(const CalibrationOptions& o) {
   return p;
 }
 
-std::string every_core_gemm_name(std::size_t n) {
-  return "gemm " + std::to_string(n) + " on every core at once";
+// The every-core GEMM's size (a 1024 GEMM, ~20 ms here; the largest size when smaller) and
+// name.
+std::size_t every_core_gemm_size(const Plan& p) {
+  return std::min<std::size_t>(1024, p.gemm_sizes.back());
+}
+std::string every_core_gemm_name(const Plan& p) {
+  return "gemm " + std::to_string(every_core_gemm_size(p)) + " on every core at once";
 }
 
 double gemm_rate(std::size_t n, int threads, double min_s) {
@@ -374,15 +380,14 @@ Calibrator::State::State(const CalibrationOptions& o)
   std::vector<int> thread_counts;
   if (hw > 1) thread_counts.push_back(hw);
   thread_counts.push_back(1);
-  const std::size_t every_core_n = std::min<std::size_t>(1024, plan.gemm_sizes.back());
   for (std::size_t n : plan.gemm_sizes)
     for (int t : thread_counts) {
       items.push_back({"gemm " + std::to_string(n) + " x" + std::to_string(t) + " thread", "flop/s",
                        [n, t, min_s = plan.min_s] { return gemm_rate(n, t, min_s); }});
       // Every core running its own one-thread GEMM, as compute streams do: what each gets.
       // After a one-thread GEMM (see above).
-      if (hw > 1 && n == every_core_n && t == 1)
-        items.push_back({every_core_gemm_name(n), "flop/s", [n, hw = hw, min_s = plan.min_s] {
+      if (hw > 1 && n == every_core_gemm_size(plan) && t == 1)
+        items.push_back({every_core_gemm_name(plan), "flop/s", [n, hw = hw, min_s = plan.min_s] {
                            return gemm_every_core_rate(n, hw, min_s);
                          }});
     }
@@ -596,8 +601,7 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
     // stream one BLAS thread then); fewer streams than cores: their GEMMs are multi-threaded,
     // which the every-core measurement is not, so 1.
     in.all_streams_busy_speed = 1.0;
-    const std::string every_core =
-        every_core_gemm_name(std::min<std::size_t>(1024, plan.gemm_sizes.back()));
+    const std::string every_core = every_core_gemm_name(plan);
     if (in.compute_streams == hw && hw > 1 && measured(every_core))
       in.all_streams_busy_speed =
           std::clamp(report.get(every_core).value / one_rate, 1.0 / hw, 1.0);
