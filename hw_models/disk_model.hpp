@@ -30,6 +30,9 @@ struct DiskModel {
   /// (one device serves both; `opsim calibrate` measures it; 0: unaffected).
   double sequential_read_beside_write_bytes_per_s = 0;
   double sequential_write_beside_read_bytes_per_s = 0;
+  /// What two or more sequential reads get together (0: the read bandwidth, shared). It may
+  /// exceed one read's rate: a device with queues serves two streams in parallel.
+  double sequential_reads_together_bytes_per_s = 0;
 
   /// HDD: access = seek + half a rotation; IOPS follows from the access time.
   static DiskModel hdd(double rpm, double seek_s, double bytes_per_s);

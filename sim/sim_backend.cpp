@@ -43,7 +43,10 @@ enum RouteTag : std::uint8_t {
   kDiskWriteRoute = 2,
   kDiskReadBesideRandomRoute = 3,
   kDiskReadBesideWriteRoute = 4,
-  kDiskWriteBesideReadRoute = 5
+  kDiskWriteBesideReadRoute = 5,
+  // Two or more sequential reads at once: their path without the media's one-read rate,
+  // through a link at the rate they get together.
+  kDiskReadsTogetherRoute = 6
 };
 
 struct RouteEntry {
@@ -276,6 +279,8 @@ struct SimBackend::Impl {
       return find_route(disk, memory, kDiskReadBesideWriteRoute);
     if (random_reads[disk] > 0 && d.sequential_read_beside_random_bytes_per_s > 0)
       return find_route(disk, memory, kDiskReadBesideRandomRoute);
+    if (sequential_reads[disk] > 1 && d.sequential_reads_together_bytes_per_s > 0)
+      return find_route(disk, memory, kDiskReadsTogetherRoute);
     return find_route(disk, memory, kDiskReadRoute);
   }
   // Likewise a sequential write from `memory` onto `disk`: beside sequential reads.
@@ -304,7 +309,8 @@ struct SimBackend::Impl {
     const DiskModel& d = machine->device(disk).disk;
     if (d.sequential_read_beside_random_bytes_per_s <= 0 &&
         d.sequential_read_beside_write_bytes_per_s <= 0 &&
-        d.sequential_write_beside_read_bytes_per_s <= 0)
+        d.sequential_write_beside_read_bytes_per_s <= 0 &&
+        d.sequential_reads_together_bytes_per_s <= 0)
       return;
     const double now_s = sg4::Engine::get_clock();
     for (std::uint32_t slot = 0; slot < slots.size(); ++slot) {
@@ -355,7 +361,8 @@ struct SimBackend::Impl {
     if (s.sequential_on != kNoDevice) {
       const DeviceId disk = s.sequential_on;
       s.sequential_on = kNoDevice;
-      if (--sequential_reads[disk] == 0) reroute_disk_transfers(disk);
+      // From one read to none (writes change route) or from two to one (reads do).
+      if (--sequential_reads[disk] <= 1) reroute_disk_transfers(disk);
     }
     if (s.write_on != kNoDevice) {
       const DeviceId disk = s.write_on;
@@ -539,6 +546,8 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
         want(kDiskReadBesideRandomRoute, disk, memory);
       if (d && d->sequential_read_beside_write_bytes_per_s > 0)
         want(kDiskReadBesideWriteRoute, disk, memory);
+      if (d && d->sequential_reads_together_bytes_per_s > 0)
+        want(kDiskReadsTogetherRoute, disk, memory);
     } else {
       want(kDiskWriteRoute, memory, disk);
       if (d && d->sequential_write_beside_read_bytes_per_s > 0)
@@ -573,7 +582,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   std::vector<sg4::SplitDuplexLink*> media(n, nullptr);
   // Per disk: the links of its Beside routes (RouteTag), made on first use.
   std::vector<sg4::Link*> beside_random(n, nullptr), beside_write(n, nullptr),
-      beside_read(n, nullptr);
+      beside_read(n, nullptr), reads_together(n, nullptr);
   auto beside_link = [&](std::vector<sg4::Link*>& made, DeviceId disk, const char* what,
                          double bytes_per_s) {
     if (made[disk] == nullptr)
@@ -593,7 +602,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
     double latency_s = 0;
     try {
       const bool read = tag == kDiskReadRoute || tag == kDiskReadBesideRandomRoute ||
-                        tag == kDiskReadBesideWriteRoute;
+                        tag == kDiskReadBesideWriteRoute || tag == kDiskReadsTogetherRoute;
       const bool write = tag == kDiskWriteRoute || tag == kDiskWriteBesideReadRoute;
       if (read || write) {
         const DeviceId disk = read ? src : dst;
@@ -607,8 +616,12 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
           media[disk]->get_link_down()->set_bandwidth(devices[disk].disk.write_bytes_per_s);
           media[disk]->set_latency(0)->seal();
         }
-        if (read) path.emplace_back(media[disk]->get_link_up(), sg4::LinkInRoute::Direction::UP);
         const DiskModel& d = devices[disk].disk;
+        if (read && tag != kDiskReadsTogetherRoute)
+          path.emplace_back(media[disk]->get_link_up(), sg4::LinkInRoute::Direction::UP);
+        if (tag == kDiskReadsTogetherRoute)
+          path.emplace_back(beside_link(reads_together, disk, "reads-together",
+                                        d.sequential_reads_together_bytes_per_s));
         if (tag == kDiskReadBesideRandomRoute)
           path.emplace_back(beside_link(beside_random, disk, "beside-random",
                                         d.sequential_read_beside_random_bytes_per_s));
@@ -762,7 +775,7 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       if (!random && !write) {
         s.sequential_on = op.device;
         s.read_to = op.peer;
-        if (m.sequential_reads[op.device]++ == 0) m.reroute_disk_transfers(op.device);
+        if (m.sequential_reads[op.device]++ <= 1) m.reroute_disk_transfers(op.device);
         s.route = m.sequential_read_route(op.device, op.peer);
       }
       if (!random && write) {

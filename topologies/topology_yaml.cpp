@@ -91,6 +91,7 @@ constexpr std::string_view kDiskKeysData[] = {"name",
                                               "random_read_wait_beside_sequential",
                                               "sequential_read_beside_random",
                                               "sequential_read_beside_write",
+                                              "sequential_reads_together",
                                               "sequential_write_beside_read"};
 constexpr Keys kDiskKeys{kDiskKeysData};
 constexpr std::string_view kDiskTypesData[] = {"hdd", "ssd", "nvme"};
@@ -483,6 +484,10 @@ DiskModel Reader::parse_disk(const YAML::Node& node, const std::string& what) co
     disk.sequential_write_beside_read_bytes_per_s =
         quantity(v, "sequential_write_beside_read", kBandwidth, Bound::kPositive);
   });
+  optional(node, "sequential_reads_together", [&](auto& v) {
+    disk.sequential_reads_together_bytes_per_s =
+        quantity(v, "sequential_reads_together", kBandwidth, Bound::kPositive);
+  });
   return disk;
 }
 
@@ -858,6 +863,9 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       if (k.sequential_read_beside_write_bytes_per_s > 0)
         out << YAML::Key << "sequential_read_beside_write" << YAML::Value
             << bandwidth_text(k.sequential_read_beside_write_bytes_per_s);
+      if (k.sequential_reads_together_bytes_per_s > 0)
+        out << YAML::Key << "sequential_reads_together" << YAML::Value
+            << bandwidth_text(k.sequential_reads_together_bytes_per_s);
       if (k.sequential_write_beside_read_bytes_per_s > 0)
         out << YAML::Key << "sequential_write_beside_read" << YAML::Value
             << bandwidth_text(k.sequential_write_beside_read_bytes_per_s);
@@ -1018,18 +1026,20 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
     }
     if (x.kind == DeviceKind::kDisk && y.kind == x.kind) {
       const DiskModel &p = x.disk, &q = y.disk;
-      differ(p.kind != q.kind || p.access_s != q.access_s ||
-                 p.read_bytes_per_s != q.read_bytes_per_s ||
-                 p.write_bytes_per_s != q.write_bytes_per_s || p.read_iops != q.read_iops ||
-                 p.write_iops != q.write_iops || p.queues != q.queues ||
-                 p.random_read_wait_beside_sequential_s != q.random_read_wait_beside_sequential_s ||
-                 p.sequential_read_beside_random_bytes_per_s !=
-                     q.sequential_read_beside_random_bytes_per_s ||
-                 p.sequential_read_beside_write_bytes_per_s !=
-                     q.sequential_read_beside_write_bytes_per_s ||
-                 p.sequential_write_beside_read_bytes_per_s !=
-                     q.sequential_write_beside_read_bytes_per_s,
-             at + "disk model");
+      differ(
+          p.kind != q.kind || p.access_s != q.access_s ||
+              p.read_bytes_per_s != q.read_bytes_per_s ||
+              p.write_bytes_per_s != q.write_bytes_per_s || p.read_iops != q.read_iops ||
+              p.write_iops != q.write_iops || p.queues != q.queues ||
+              p.random_read_wait_beside_sequential_s != q.random_read_wait_beside_sequential_s ||
+              p.sequential_read_beside_random_bytes_per_s !=
+                  q.sequential_read_beside_random_bytes_per_s ||
+              p.sequential_read_beside_write_bytes_per_s !=
+                  q.sequential_read_beside_write_bytes_per_s ||
+              p.sequential_reads_together_bytes_per_s != q.sequential_reads_together_bytes_per_s ||
+              p.sequential_write_beside_read_bytes_per_s !=
+                  q.sequential_write_beside_read_bytes_per_s,
+          at + "disk model");
     }
   }
   for (std::size_t i = 0; i < a.links().size(); ++i) {

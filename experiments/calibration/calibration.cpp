@@ -201,6 +201,7 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.disk_sequential_read_beside_random_bytes_per_s =
       disk.sequential_read_beside_random_bytes_per_s;
   in.disk_sequential_read_beside_write_bytes_per_s = disk.sequential_read_beside_write_bytes_per_s;
+  in.disk_sequential_reads_together_bytes_per_s = disk.sequential_reads_together_bytes_per_s;
   in.disk_sequential_write_beside_read_bytes_per_s = disk.sequential_write_beside_read_bytes_per_s;
   in.gpus = calibrated_gpu_inputs(profile);
   return in;
@@ -302,6 +303,8 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
       std::min(in.disk_sequential_read_beside_write_bytes_per_s, in.disk_read_bytes_per_s);
   disk.sequential_write_beside_read_bytes_per_s =
       std::min(in.disk_sequential_write_beside_read_bytes_per_s, in.disk_write_bytes_per_s);
+  // Together may be faster than one alone (queues), so no bound here.
+  disk.sequential_reads_together_bytes_per_s = in.disk_sequential_reads_together_bytes_per_s;
   disk.queues = 2;
 
   Machine m(host_name);
@@ -444,6 +447,15 @@ Calibrator::State::State(const CalibrationOptions& o)
                    [this] { return read_beside_write().read_bytes_per_s; }});
   items.push_back({"disk sequential write beside a sequential read", "bytes/s",
                    [this] { return read_beside_write().write_bytes_per_s; }});
+  // Two sequential reads of two files at once (each in 1 MiB requests): what they get
+  // together, which one read's rate does not tell (a device with queues may serve both).
+  items.push_back({"disk sequential reads, two at once", "bytes/s", [this, disk_bytes] {
+                     DiskFile& f = disk();
+                     const std::uint64_t bytes = disk_bytes / 2;
+                     const auto [other_bytes_per_s, window_s] =
+                         sequential_read_beside([&] { f.read(0, bytes, 0); });
+                     return other_bytes_per_s + static_cast<double>(bytes) / window_s;
+                   }});
   const int dispatch_ops = plan.dispatch_ops;
   items.push_back({"host dispatch per op", "s", [this, dispatch_ops] {
                      // The frontend issuing tiny independent ops: t1 is the issuing cost.
@@ -635,6 +647,9 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
         report.get("disk sequential read beside a sequential write").value;
     in.disk_sequential_write_beside_read_bytes_per_s =
         report.get("disk sequential write beside a sequential read").value;
+    if (measured("disk sequential reads, two at once"))
+      in.disk_sequential_reads_together_bytes_per_s =
+          report.get("disk sequential reads, two at once").value;
   }
   if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
   if (measured("gpu gemm 1024")) {

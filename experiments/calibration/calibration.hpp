@@ -130,6 +130,8 @@ struct ProfileInputs {
   /// Sequential reads and writes running together: each one's rate (0: not measured).
   double disk_sequential_read_beside_write_bytes_per_s = 0;
   double disk_sequential_write_beside_read_bytes_per_s = 0;
+  /// Two sequential reads at once: their rate together (0: not measured).
+  double disk_sequential_reads_together_bytes_per_s = 0;
   double dispatch_s = 0;
   GpuInputs gpus;  ///< count 0: no GPU in the profile
 };

@@ -44,6 +44,8 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
   add_if_both("disk sequential read beside a sequential write",
               a.disk_sequential_read_beside_write_bytes_per_s,
               b.disk_sequential_read_beside_write_bytes_per_s);
+  add_if_both("disk sequential reads, two at once", a.disk_sequential_reads_together_bytes_per_s,
+              b.disk_sequential_reads_together_bytes_per_s);
   add_if_both("disk sequential write beside a sequential read",
               a.disk_sequential_write_beside_read_bytes_per_s,
               b.disk_sequential_write_beside_read_bytes_per_s);

@@ -602,6 +602,42 @@ TEST(SimBackend, SequentialReadsAndWritesSlowEachOtherAtTheCalibratedRates) {
   EXPECT_NEAR(seconds(q.end_ns[write]), 100e-6 + 100e6 / 0.5e9, 0.1e-3);
 }
 
+TEST(SimBackend, SequentialReadsTogetherGetTheirCalibratedRate) {
+  // One read alone at 1 GB/s; two at once 1.5 GB/s together (above one's rate: the device
+  // serves both queues). 100 MB and 50 MB: together 0.75 GB/s each until the short one ends
+  // at 66.7 ms, then the long one's last 50 MB alone at 1 GB/s.
+  DiskModel disk;
+  disk.access_s = 100e-6;
+  disk.read_bytes_per_s = 1e9;
+  disk.sequential_reads_together_bytes_per_s = 1.5e9;
+  DiskMachine d(disk);
+  OpGraph g;
+  Op long_read = disk_op(OpKind::kDiskRead, d.disk, d.cpu, 100e6, AccessPattern::kSequential);
+  Op short_read = disk_op(OpKind::kDiskRead, d.disk, d.cpu, 50e6, AccessPattern::kSequential);
+  long_read.stream = 0;
+  short_read.stream = 1;
+  const OpId a = g.add(long_read, "long");
+  const OpId b = g.add(short_read, "short");
+  const SimulationResult r = simulate_isolated(d.machine, g, {});
+  const double short_s = 100e-6 + 50e6 / 0.75e9;
+  EXPECT_NEAR(seconds(r.end_ns[b]), short_s, 0.1e-3);
+  EXPECT_NEAR(seconds(r.end_ns[a]), short_s + 50e6 / 1e9, 0.1e-3);
+  // Slower together than one alone works the same way: 0.6 GB/s together.
+  DiskModel slow = disk;
+  slow.sequential_reads_together_bytes_per_s = 0.6e9;
+  DiskMachine s(slow);
+  const SimulationResult q = simulate_isolated(s.machine, g, {});
+  const double short_slow_s = 100e-6 + 50e6 / 0.3e9;
+  EXPECT_NEAR(seconds(q.end_ns[b]), short_slow_s, 0.1e-3);
+  EXPECT_NEAR(seconds(q.end_ns[a]), short_slow_s + 50e6 / 1e9, 0.1e-3);
+  // Without the figure the two share the read bandwidth.
+  DiskModel plain = disk;
+  plain.sequential_reads_together_bytes_per_s = 0;
+  DiskMachine p(plain);
+  const SimulationResult u = simulate_isolated(p.machine, g, {});
+  EXPECT_NEAR(seconds(u.end_ns[b]), 100e-6 + 50e6 / 0.5e9, 0.1e-3);
+}
+
 TEST(SimBackend, DiskReadIsLimitedByTheSlowerOfMediaAndLink) {
   const DiskModel nvme = DiskModel::nvme(4, 4);  // ~7 GB/s media
   Machine m("slow link");

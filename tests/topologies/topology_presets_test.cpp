@@ -348,7 +348,7 @@ devices:
                                                 {working_set: 128MiB, bandwidth: 15GB/s}]}
   - {name: disk0, kind: disk, type: ssd, random_read_wait_beside_sequential: 330us,
      sequential_read_beside_random: 250MB/s, sequential_read_beside_write: 300MB/s,
-     sequential_write_beside_read: 200MB/s}
+     sequential_write_beside_read: 200MB/s, sequential_reads_together: 1.5GB/s}
 links:
   - {between: [disk0, cpu0], type: sata, bandwidth: 6Gbit/s}
 )",
@@ -357,6 +357,7 @@ links:
   EXPECT_EQ(m.device(id(m, "disk0")).disk.sequential_read_beside_random_bytes_per_s, 250e6);
   EXPECT_EQ(m.device(id(m, "disk0")).disk.sequential_read_beside_write_bytes_per_s, 300e6);
   EXPECT_EQ(m.device(id(m, "disk0")).disk.sequential_write_beside_read_bytes_per_s, 200e6);
+  EXPECT_EQ(m.device(id(m, "disk0")).disk.sequential_reads_together_bytes_per_s, 1.5e9);
   const CpuModel& cpu = m.device(id(m, "cpu0")).cpu;
   ASSERT_EQ(cpu.memory_pass_rates.size(), 2u);
   EXPECT_EQ(cpu.memory_pass_rates[0].working_set_bytes, 2.0 * (1 << 20));
