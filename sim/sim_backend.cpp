@@ -29,6 +29,9 @@ namespace {
 // its duration × kWorkPerSecond: large enough that SimGrid's work-amount precision (1e-5)
 // is far below a nanosecond.
 constexpr double kWorkPerSecond = 1e9;
+// An exec's share weight that outweighs any number of others (max-min with weights: it
+// reaches its bound before the rest share what is left).
+constexpr double kFirstPriority = 1e6;
 // Makes CM02's TCP window bound (gamma / 2·latency) irrelevant; links have zero latency.
 constexpr double kHugeTcpGamma = 1e30;
 
@@ -164,11 +167,15 @@ struct SimBackend::Impl {
         simgrid::kernel::timer::Timer::set(date_s, [backend, slot] { backend->on_timer(slot); });
   }
 
-  void start_exec(std::uint32_t slot, sg4::Host* host, double seconds, double bound = 0) {
+  // `bound` > 0: the host is a pooled CPU (exec_bound). `first` (host dispatch: a busy wait
+  // on the wall clock, slowed by nothing) takes its bound before the other execs share the rest.
+  void start_exec(std::uint32_t slot, sg4::Host* host, double seconds, double bound = 0,
+                  bool first = false) {
     sg4::ExecPtr exec = sg4::Exec::init();
     exec->set_flops_amount(seconds * kWorkPerSecond);
     exec->set_host(host);
     if (bound > 0) exec->set_bound(bound);
+    if (bound > 0 && first) exec->set_priority(kFirstPriority);
     exec->set_data(slot_to_data(slot));
     Slot& s = slots[slot];
     s.phase = Phase::kActivity;
@@ -727,7 +734,8 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
                                     m.machine->device(launch.device).name + "', not a CPU");
       if (op.seconds > 0)
         m.start_exec(slot, host, op.seconds,
-                     host == m.compute_host[launch.device] ? m.exec_bound[launch.device] : 0.0);
+                     host == m.compute_host[launch.device] ? m.exec_bound[launch.device] : 0.0,
+                     /*first=*/true);
       else
         m.delay_then_finish(slot, 0);
       break;

@@ -369,6 +369,31 @@ TEST(SimBackend, CpuStreamsSlowDownWhileAllAreBusy) {
   expect_close(t, seconds(r.end_ns[alone] - r.start_ns[alone]));
 }
 
+TEST(SimBackend, HostDispatchKeepsItsSpeedBesideBusyStreams) {
+  // Host dispatch is a busy wait on the wall clock: beside a compute op on a CPU at 80 %
+  // when all streams are busy, it still takes t, and the op gets the rest (1.6 - 1 = 0.6 of a
+  // stream) meanwhile: 0.6 t done by t, the last 0.4 t alone.
+  Machine m("cpu");
+  CpuModel model;
+  model.compute_streams = 2;
+  model.all_streams_busy_speed = 0.8;
+  const DeviceId cpu = m.add_cpu("cpu0", model);
+  m.seal();
+  OpGraph g;
+  const OpId work = g.add(cpu_compute(cpu, 1e10, 0), "work");
+  const double t = SimBackend::compute_time_s(m, g.op(work), cpu);
+  Op dispatch;
+  dispatch.kind = OpKind::kHostDispatch;
+  dispatch.device = cpu;
+  dispatch.seconds = t;
+  const OpId issue = g.add(dispatch, "issue");
+  SimulateOptions options;
+  options.backend.dispatch_on_compute_cores = true;
+  const SimulationResult r = simulate_isolated(m, g, options);
+  expect_close(t, seconds(r.end_ns[issue]));
+  expect_close(1.4 * t, seconds(r.end_ns[work]));
+}
+
 TEST(SimBackend, CpuStreamsShareTheirBusySpeedOnlyWhenItBinds) {
   // Four streams at 80 % when all are busy share 3.2 streams' speed: two ops run at full
   // speed, four at 80 % each.
