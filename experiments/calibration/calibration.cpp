@@ -606,7 +606,14 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
           report.get("gemm " + std::to_string(n) + " x" + std::to_string(hw) + " thread").value);
     }
     const double one_rate = median(one), all_rate = median(all);
-    in.compute_streams = std::clamp(static_cast<int>(std::lround(all_rate / one_rate)), 1, hw);
+    // A targeted calibration keeps the base's streams: the real runs it is measured beside
+    // are scheduled on the base (one BLAS thread per stream when there is a stream per core),
+    // and one all-thread sample that came out slow (a busy host) must not turn two streams of
+    // one thread into one of two.
+    in.compute_streams =
+        options.base != nullptr
+            ? std::clamp(in.compute_streams, 1, hw)
+            : std::clamp(static_cast<int>(std::lround(all_rate / one_rate)), 1, hw);
     in.gemm_flops_per_s_per_stream =
         in.compute_streams == hw ? one_rate : all_rate / in.compute_streams;
     // With a stream per core, each one's speed while all are busy (the executor gives each

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <thread>
 
 #include "engine/workload_file.hpp"
 #include "experiments/calibration/calibration.hpp"
@@ -307,6 +308,31 @@ TEST(Profile, ATargetedCalibrationKeepsTheRestOfTheBase) {
   expected_shape.mutable_device(*expected_shape.find_device("cpu0")).cpu.dispatch_s =
       cpu.dispatch_s;
   EXPECT_EQ(machine_difference(expected_shape, r.machine, /*ignore_names=*/true), "");
+}
+
+TEST(Profile, ATargetedCalibrationKeepsTheBasesStreams) {
+  // GEMMs measured beside real runs on a base: the streams stay the base's (its real runs'
+  // structure), only the rates are new: one stream per core gets the one-thread rate, one
+  // stream for all cores the all-thread rate.
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (int streams : {1, hw}) {
+    ProfileInputs in = sample_inputs();
+    in.hardware_threads = hw;
+    in.compute_streams = streams;
+    const Machine base = build_profile(in, "calibrated-test");
+    CalibrationOptions options;
+    options.quick = true;
+    options.repeats = 1;
+    options.only = {"gemm"};
+    options.base = &base;
+    const CalibrationReport r = calibrate(options);
+    const CpuModel& cpu = r.machine.device(*r.machine.find_device("cpu0")).cpu;
+    EXPECT_EQ(cpu.compute_streams, streams);
+    const std::string rate = "gemm 512 x" + std::to_string(streams == hw ? 1 : hw) + " thread";
+    EXPECT_NEAR(cpu.peak_flops_per_s() * cpu.efficiency / streams, r.get(rate).value,
+                1e-6 * r.get(rate).value)
+        << rate;
+  }
 }
 
 TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
