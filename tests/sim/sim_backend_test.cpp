@@ -347,15 +347,25 @@ Op cpu_compute(DeviceId cpu, double flops, int stream) {
   return op;
 }
 
+// One CPU with `streams` compute streams, each at `busy_speed` of its speed while all are busy.
+struct PooledCpu {
+  Machine machine{"cpu"};
+  DeviceId cpu = 0;
+  PooledCpu(int streams, double busy_speed) {
+    CpuModel model;
+    model.compute_streams = streams;
+    model.all_streams_busy_speed = busy_speed;
+    cpu = machine.add_cpu("cpu0", model);
+    machine.seal();
+  }
+};
+
 TEST(SimBackend, CpuStreamsSlowDownWhileAllAreBusy) {
   // Two streams at 80 % of their speed alone while both are busy: the short op (t/2 alone)
   // ends at 0.625 t, the long one has then done half its work and runs the rest alone.
-  Machine m("cpu");
-  CpuModel model;
-  model.compute_streams = 2;
-  model.all_streams_busy_speed = 0.8;
-  const DeviceId cpu = m.add_cpu("cpu0", model);
-  m.seal();
+  PooledCpu p(2, 0.8);
+  const Machine& m = p.machine;
+  const DeviceId cpu = p.cpu;
   OpGraph g;
   const OpId long_op = g.add(cpu_compute(cpu, 2e10, 0), "long");
   const OpId short_op = g.add(cpu_compute(cpu, 1e10, 1), "short");
@@ -373,12 +383,9 @@ TEST(SimBackend, HostDispatchKeepsItsSpeedBesideBusyStreams) {
   // Host dispatch is a busy wait on the wall clock: beside a compute op on a CPU at 80 %
   // when all streams are busy, it still takes t, and the op gets the rest (1.6 - 1 = 0.6 of a
   // stream) meanwhile: 0.6 t done by t, the last 0.4 t alone.
-  Machine m("cpu");
-  CpuModel model;
-  model.compute_streams = 2;
-  model.all_streams_busy_speed = 0.8;
-  const DeviceId cpu = m.add_cpu("cpu0", model);
-  m.seal();
+  PooledCpu p(2, 0.8);
+  const Machine& m = p.machine;
+  const DeviceId cpu = p.cpu;
   OpGraph g;
   const OpId work = g.add(cpu_compute(cpu, 1e10, 0), "work");
   const double t = SimBackend::compute_time_s(m, g.op(work), cpu);
@@ -397,12 +404,9 @@ TEST(SimBackend, HostDispatchKeepsItsSpeedBesideBusyStreams) {
 TEST(SimBackend, CpuStreamsShareTheirBusySpeedOnlyWhenItBinds) {
   // Four streams at 80 % when all are busy share 3.2 streams' speed: two ops run at full
   // speed, four at 80 % each.
-  Machine m("cpu");
-  CpuModel model;
-  model.compute_streams = 4;
-  model.all_streams_busy_speed = 0.8;
-  const DeviceId cpu = m.add_cpu("cpu0", model);
-  m.seal();
+  PooledCpu p(4, 0.8);
+  const Machine& m = p.machine;
+  const DeviceId cpu = p.cpu;
   OpGraph two, four;
   for (int s = 0; s < 2; ++s) two.add(cpu_compute(cpu, 1e10, s), "op");
   for (int s = 0; s < 4; ++s) four.add(cpu_compute(cpu, 1e10, s), "op");
