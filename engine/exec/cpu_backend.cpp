@@ -94,20 +94,10 @@ void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
   sink_ = &sink;
   // Grows only: a backend reused by a later scheduler keeps its workers (and their threads).
   if (workers_.size() < streams.size()) workers_.resize(streams.size());
-  int threads = options_.blas_threads;
-  if (threads <= 0) {
-    const int hw = std::max(1u, std::thread::hardware_concurrency());
-    const auto cpus = machine.cpus();
-    const std::uint32_t compute =
-        cpus.empty() ? 1 : std::max(1u, streams.count(cpus.front(), StreamKind::kCompute));
-    threads = std::max(1, hw / static_cast<int>(compute));
-  }
-  cpu::set_blas_threads(threads);
-
-  gpu_streams_.reset();
   on_gpu_.assign(streams.size(), false);
   for (StreamIndex s = 0; s < streams.size(); ++s)
     on_gpu_[s] = machine.device(streams.info(s).device).kind == DeviceKind::kGpu;
+  gpu_streams_.reset();
   why_no_gpu_.clear();
   if (!machine.gpus().empty()) {
     std::shared_ptr<GpuRuntime> runtime = options_.gpu_runtime;
@@ -137,6 +127,18 @@ void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
       }
     }
   }
+  int threads = options_.blas_threads;
+  if (threads <= 0) {
+    int hw = std::max(1u, std::thread::hardware_concurrency());
+    // The GPU completion thread polls on a core of its own while GPU ops run: a BLAS thread
+    // sharing that core would hold back every GEMM it takes part in.
+    if (hw > 1 && gpu_streams_) --hw;
+    const auto cpus = machine.cpus();
+    const std::uint32_t compute =
+        cpus.empty() ? 1 : std::max(1u, streams.count(cpus.front(), StreamKind::kCompute));
+    threads = std::max(1, hw / static_cast<int>(compute));
+  }
+  cpu::set_blas_threads(threads);
   // The run's time starts here: closing the last run's GPU streams and opening new ones
   // (waiting for events, creating a completion thread) is set-up, not the run.
   t0_ = std::chrono::steady_clock::now();

@@ -1,9 +1,11 @@
 // gpu_runtime() with CUDA: pooled device and pinned memory, cuBLAS and the kernels of
-// cuda_kernels.cu, and GpuStreams over CUDA streams with event timing. Completions leave the
-// GPU through cudaLaunchHostFunc, whose callback may not call CUDA: it only queues the op for
-// a completion thread, which reads the events and reports. The host function goes on a
-// companion stream that waits for the op's end event: on the op's own stream it would hold
-// the next op back until the host thread had run it.
+// cuda_kernels.cu, and GpuStreams over CUDA streams with event timing. A completion thread
+// polls each op's end event (cudaEventQuery) while ops are in flight, as StarPU's CUDA
+// workers do, and reports it: the next op of a dependent chain is enqueued a few
+// microseconds after its predecessor ended. Woken by cudaLaunchHostFunc instead, the
+// reports came 150-300 us late on an H100 host (the driver's callback thread, then ours,
+// each woken from sleep), more the longer the op ran. Polling costs the thread a core
+// while the GPU works; CpuBackend leaves it one.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -12,7 +14,6 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -38,6 +39,12 @@ void check(cublasStatus_t status, const char* what) {
 
 cudaStream_t as_stream(void* stream) {
   return static_cast<cudaStream_t>(stream);
+}
+
+void pause_cpu() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
 }
 
 std::int64_t steady_now_ns() {
@@ -126,31 +133,31 @@ class CudaStreams final : public GpuStreams {
     std::vector<cudaEvent_t> spare_events;  // completion thread returns them; under mutex_
   };
   struct Pending {
-    CudaStreams* self;
     OpId id;
+    StreamIndex stream;
     Gpu* gpu;
     cudaEvent_t start, end;
     StreamKernel kernel;  // owns the op's buffers until it completed
   };
 
-  static void CUDART_CB on_host(void* data);
   void completion_loop();
+  // Reports an op whose end event was queried (`status`: success, or the GPU's error).
+  void report(std::unique_ptr<Pending> p, cudaError_t status);
   cudaEvent_t take_event(Gpu& gpu);
-  // The CUDA stream of scheduler stream `s`, and its companion for host functions; created
-  // on the current device, which the caller set to the stream's GPU.
+  // The CUDA stream of scheduler stream `s`, created on the current device, which the caller
+  // set to the stream's GPU.
   cudaStream_t cuda_stream(StreamIndex s);
-  cudaStream_t notify_stream(StreamIndex s);
   void enqueue_scratch(const Op& op, Gpu& gpu, cudaStream_t s);
 
   CudaRuntime& runtime_;
   GpuPlacement placement_;
   GpuCompletion done_;
   std::vector<std::unique_ptr<Gpu>> gpus_;  // by CUDA device
-  std::vector<cudaStream_t> cuda_streams_, notify_streams_;
+  std::vector<cudaStream_t> cuda_streams_;
 
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<Pending*> completed_;  // mutex_: queued by on_host
+  std::vector<Pending*> enqueued_;  // mutex_: not yet taken by the completion thread
   std::uint64_t in_flight_ = 0;     // mutex_: enqueued, not yet reported
   bool stop_ = false;               // mutex_
   std::thread thread_;
@@ -272,7 +279,6 @@ class CudaRuntime final : public GpuRuntime {
 CudaStreams::CudaStreams(CudaRuntime& runtime, GpuPlacement placement, GpuCompletion done)
     : runtime_(runtime), placement_(std::move(placement)), done_(std::move(done)) {
   cuda_streams_.assign(placement_.stream_gpu.size(), nullptr);
-  notify_streams_.assign(placement_.stream_gpu.size(), nullptr);
   int used = 0;  // CUDA devices 0 .. used-1 serve the machine's GPUs
   for (int gpu : placement_.device_gpu) used = std::max(used, gpu + 1);
   for (int i = 0; i < used; ++i) {
@@ -296,9 +302,8 @@ CudaStreams::~CudaStreams() {
   }
   cv_.notify_all();
   thread_.join();
-  for (const auto* list : {&cuda_streams_, &notify_streams_})
-    for (cudaStream_t s : *list)
-      if (s != nullptr) cudaStreamDestroy(s);
+  for (cudaStream_t s : cuda_streams_)
+    if (s != nullptr) cudaStreamDestroy(s);
   for (const auto& g : gpus_) {
     cudaSetDevice(g->ordinal);
     cudaEventDestroy(g->base);
@@ -327,13 +332,6 @@ cudaStream_t CudaStreams::cuda_stream(StreamIndex s) {
   return cuda_streams_[s];
 }
 
-cudaStream_t CudaStreams::notify_stream(StreamIndex s) {
-  if (notify_streams_.at(s) == nullptr)
-    check(cudaStreamCreateWithFlags(&notify_streams_[s], cudaStreamNonBlocking),
-          "cudaStreamCreate");
-  return notify_streams_[s];
-}
-
 void CudaStreams::enqueue(OpId id, const Op& op, StreamIndex stream, StreamKernel kernel) {
   const int gpu = stream < placement_.stream_gpu.size() ? placement_.stream_gpu[stream] : -1;
   if (gpu < 0 || gpu >= static_cast<int>(gpus_.size()))
@@ -342,8 +340,8 @@ void CudaStreams::enqueue(OpId id, const Op& op, StreamIndex stream, StreamKerne
   Gpu& g = *gpus_[static_cast<std::size_t>(gpu)];
   check(cudaSetDevice(g.ordinal), "cudaSetDevice");
   cudaStream_t s = cuda_stream(stream);
-  cudaStream_t notify = notify_stream(stream);
-  auto pending = std::make_unique<Pending>(Pending{this, id, &g, take_event(g), take_event(g), {}});
+  auto pending =
+      std::make_unique<Pending>(Pending{id, stream, &g, take_event(g), take_event(g), {}});
   check(cudaEventRecord(pending->start, s), "cudaEventRecord");
   if (kernel)
     kernel(s);
@@ -355,15 +353,9 @@ void CudaStreams::enqueue(OpId id, const Op& op, StreamIndex stream, StreamKerne
   {
     std::lock_guard lock(mutex_);
     ++in_flight_;
+    enqueued_.push_back(pending.release());  // the completion thread owns it now
   }
-  cudaError_t err = cudaStreamWaitEvent(notify, pending->end, 0);
-  if (err == cudaSuccess) err = cudaLaunchHostFunc(notify, &CudaStreams::on_host, pending.get());
-  if (err != cudaSuccess) {
-    std::lock_guard lock(mutex_);
-    --in_flight_;
-    check(err, "cudaLaunchHostFunc");
-  }
-  pending.release();  // the completion thread owns it now
+  cv_.notify_all();  // the destructor may wait on cv_ too
 }
 
 void CudaStreams::enqueue_scratch(const Op& op, Gpu& g, cudaStream_t s) {
@@ -402,43 +394,55 @@ void CudaStreams::enqueue_scratch(const Op& op, Gpu& g, cudaStream_t s) {
   }
 }
 
-void CUDART_CB CudaStreams::on_host(void* data) {
-  // No CUDA calls allowed here: hand the op to the completion thread.
-  auto* p = static_cast<Pending*>(data);
-  CudaStreams* self = p->self;
-  {
-    std::lock_guard lock(self->mutex_);
-    self->completed_.push_back(p);
-  }
-  self->cv_.notify_all();
-}
-
 void CudaStreams::completion_loop() {
+  // Ops in enqueue order; an op is reported only after those before it on its stream, so a
+  // stream's completions reach the scheduler in order even when one poll finds several done.
+  std::vector<std::unique_ptr<Pending>> polled;
+  std::vector<StreamIndex> behind;  // streams with an op still running, this pass
   std::unique_lock lock(mutex_);
   for (;;) {
-    cv_.wait(lock, [&] { return stop_ || !completed_.empty(); });
-    if (completed_.empty()) return;  // stop_, and nothing left
-    std::unique_ptr<Pending> p(completed_.front());
-    completed_.pop_front();
+    if (polled.empty()) cv_.wait(lock, [&] { return stop_ || !enqueued_.empty(); });
+    if (polled.empty() && enqueued_.empty()) return;  // stop_, and nothing left
+    for (Pending* p : enqueued_) polled.emplace_back(p);
+    enqueued_.clear();
     lock.unlock();
-    std::exception_ptr error;
-    float start_ms = 0, end_ms = 0;
-    try {
-      check(cudaEventElapsedTime(&start_ms, p->gpu->base, p->start), "op on GPU");
-      check(cudaEventElapsedTime(&end_ms, p->gpu->base, p->end), "op on GPU");
-    } catch (...) {
-      error = std::current_exception();
+    bool reported = false;
+    behind.clear();
+    for (auto& p : polled) {
+      if (std::find(behind.begin(), behind.end(), p->stream) != behind.end()) continue;
+      const cudaError_t status = cudaEventQuery(p->end);
+      if (status == cudaErrorNotReady) {
+        behind.push_back(p->stream);
+        continue;
+      }
+      report(std::move(p), status);  // may enqueue successors (onto enqueued_)
+      reported = true;
     }
-    p->kernel = nullptr;  // its buffers go back to the pools before the op counts as done
-    const std::int64_t base = p->gpu->base_steady_ns;
-    done_(p->id, base + std::llround(static_cast<double>(start_ms) * 1e6),
-          base + std::llround(static_cast<double>(end_ms) * 1e6), error);
+    std::erase(polled, nullptr);
+    if (!reported)  // a short pause between polls, kind to a hyperthread sibling
+      for (int i = 0; i < 32; ++i) pause_cpu();
     lock.lock();
-    p->gpu->spare_events.push_back(p->start);
-    p->gpu->spare_events.push_back(p->end);
-    --in_flight_;
-    if (in_flight_ == 0) cv_.notify_all();
   }
+}
+
+void CudaStreams::report(std::unique_ptr<Pending> p, cudaError_t status) {
+  std::exception_ptr error;
+  float start_ms = 0, end_ms = 0;
+  try {
+    check(status, "op on GPU");
+    check(cudaEventElapsedTime(&start_ms, p->gpu->base, p->start), "op on GPU");
+    check(cudaEventElapsedTime(&end_ms, p->gpu->base, p->end), "op on GPU");
+  } catch (...) {
+    error = std::current_exception();
+  }
+  p->kernel = nullptr;  // its buffers go back to the pools before the op counts as done
+  const std::int64_t base = p->gpu->base_steady_ns;
+  done_(p->id, base + std::llround(static_cast<double>(start_ms) * 1e6),
+        base + std::llround(static_cast<double>(end_ms) * 1e6), error);
+  std::lock_guard lock(mutex_);
+  p->gpu->spare_events.push_back(p->start);
+  p->gpu->spare_events.push_back(p->end);
+  if (--in_flight_ == 0) cv_.notify_all();
 }
 
 }  // namespace
