@@ -94,10 +94,10 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
   items.push_back({"gpu launch gap", "s", [=] {
                      // A chain of dependent GEMMs (2.7 ms each on an H100): from one's end to
                      // the next one's start on the GPU (the completion reaching the scheduler,
-                     // the launch, the enqueue). Ops of ms length, not tiny ones: on an H100
-                     // host the gap was ~60 us after 3-us kernels, ~110 us after 0.3 ms ones
-                     // and 180-230 us after 2-3 ms ones, the longer the threads that carry a
-                     // completion had slept.
+                     // the launch, the enqueue). Ops of ms length, as workloads have: while
+                     // completions woke sleeping threads the gap grew with the op's length
+                     // (H100 host: 60 us after 3-us kernels, 180-230 after 2-3 ms ones); with
+                     // the polling completion thread it is 13 us there.
                      Context& c = probe->ctx();
                      const std::size_t n = quick ? 2048 : 4096;
                      // y x with x = 1/n everywhere keeps every value the mean of a row of y.
