@@ -2,6 +2,7 @@
 // replayed, which is the path the simulator takes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -100,10 +101,15 @@ TEST(ExecExperiments, CpuGpuWithoutBarrierOverlapsTheGroups) {
   const GroupTimes wo = group_times(*without);
   EXPECT_GE(w.b_start, w.a_end);
   EXPECT_LT(wo.b_start, wo.a_end);
-  const double parts = r.variants[0].wall_s + r.variants[1].wall_s;
+  const double a = r.variants[0].wall_s, b = r.variants[1].wall_s, parts = a + b;
   std::printf("sum of parts %.3f ms, without barrier %.3f ms\n", parts * 1e3,
               without->wall_s * 1e3);
-  EXPECT_LT(without->wall_s, parts);
+  // Overlap saves at most the shorter group. With a GPU that is a few percent of the whole
+  // (an H100's 10 matmuls of 512 take ~1 ms, that host's CPU group 25-30 ms), below the
+  // run-to-run noise: there the timeline above is the check; the time, where it can show.
+  if (std::min(a, b) > 0.2 * parts) {
+    EXPECT_LT(without->wall_s, parts);
+  }
 }
 
 TEST(ExecExperiments, MlpMemoryGrowsWithoutABarrierAndTheWindowBoundsIt) {
