@@ -6,10 +6,38 @@
 #include <QElapsedTimer>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
+#include "gui/comparison_render.hpp"
 #include "gui/main_window.hpp"
 
+namespace {
+
+bool unset(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr || *value == 0;
+}
+
+// Qt aborts the process when it cannot open its platform (no display to connect to, or the
+// plug-in not installed); empty when it can, else why not, for a one-line error first.
+std::string platform_problem() {
+  if (unset("QT_QPA_PLATFORM")) {
+    if (unset("DISPLAY") && unset("WAYLAND_DISPLAY"))
+      return "no display: DISPLAY and WAYLAND_DISPLAY are unset (run it in a desktop session, "
+             "or headless with QT_QPA_PLATFORM=offscreen and --smoke-test --screenshot FILE)";
+    return {};
+  }
+  return opsim::gui::missing_platform_plugin();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (const std::string problem = platform_problem(); !problem.empty()) {
+    std::fprintf(stderr, "opsim-gui: %s\n", problem.c_str());
+    return 2;
+  }
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("opsim-gui"));
   QCommandLineParser parser;

@@ -14,6 +14,7 @@
 #include "gui/timeline_view.hpp"
 #include "gui/trace_loader.hpp"
 #include "test_traces.hpp"
+#include "tests/support/opsim_command.hpp"
 
 namespace opsim::gui {
 namespace {
@@ -176,3 +177,29 @@ TEST(MainWindow, OpensChromeTracesAndComparesThemOnOneAxis) {
 
 }  // namespace
 }  // namespace opsim::gui
+
+// Qt aborts a program whose platform it cannot open (no display to connect to, a plug-in
+// that is not installed): opsim-gui says why in one line and exits 2 instead.
+TEST(GuiBinary, SaysWhyItCannotOpenAWindow) {
+  const auto dir = opsim::test::scratch_dir("gui_binary");
+  const auto one_line = [](const std::string& err) { return err.find('\n') == err.size() - 1; };
+  const auto no_display = opsim::test::run_program(
+      "opsim-gui", "--no-run", dir, "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM");
+  EXPECT_EQ(no_display.exit_code, 2) << no_display.err;
+  EXPECT_EQ(no_display.err.rfind("opsim-gui: no display", 0), 0u) << no_display.err;
+  EXPECT_TRUE(one_line(no_display.err)) << no_display.err;
+
+  const auto missing = opsim::test::run_program("opsim-gui", "--no-run", dir,
+                                                "env QT_QPA_PLATFORM=no-such-platform");
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("platform plug-in 'no-such-platform' is not installed"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_TRUE(one_line(missing.err)) << missing.err;
+
+  // Headless with the offscreen plug-in it runs.
+  const auto offscreen = opsim::test::run_program("opsim-gui", "--no-run --smoke-test", dir,
+                                                  "env QT_QPA_PLATFORM=offscreen");
+  EXPECT_EQ(offscreen.exit_code, 0) << offscreen.err;
+  EXPECT_NE(offscreen.out.find("platform offscreen"), std::string::npos) << offscreen.out;
+}

@@ -34,18 +34,25 @@ inline std::filesystem::path scratch_dir(std::string_view prefix) {
   return dir;
 }
 
-/// Runs build/bin/opsim with `args` in `dir` (files it writes by default land there), with no
-/// standard input.
-inline CommandResult run_opsim(const std::string& args, const std::filesystem::path& dir) {
+/// Runs build/bin/`program` with `args` in `dir` (files it writes by default land there), with
+/// no standard input; `env` (e.g. "env -u DISPLAY") goes before the program.
+inline CommandResult run_program(const std::string& program, const std::string& args,
+                                 const std::filesystem::path& dir, const std::string& env = "") {
   const auto out = dir / "stdout", err = dir / "stderr";
-  const std::string command = "cd " + dir.string() + " && " + OPSIM_BINARY_DIR + "/bin/opsim " +
-                              args + " >" + out.string() + " 2>" + err.string() + " </dev/null";
+  const std::string command = "cd " + dir.string() + " && " + env + " " + OPSIM_BINARY_DIR +
+                              "/bin/" + program + " " + args + " >" + out.string() + " 2>" +
+                              err.string() + " </dev/null";
   const int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = slurp(out);
   result.err = slurp(err);
   return result;
+}
+
+/// Runs build/bin/opsim with `args` in `dir`.
+inline CommandResult run_opsim(const std::string& args, const std::filesystem::path& dir) {
+  return run_program("opsim", args, dir);
 }
 
 }  // namespace opsim::test
