@@ -182,7 +182,18 @@ TEST(Profile, EveryValidationSuiteWorkloadSimulatesOnAMatchingProfile) {
       ++files;
     }
   }
-  EXPECT_GE(files, 15u);
+  EXPECT_GE(files, 17u);
+}
+
+TEST(Profile, GpuSmallKernelChainIsLaunchBound) {
+  ProfileInputs in = sample_inputs();
+  in.gpus = sample_gpus(1, 0);
+  const Machine m = build_profile(in, "calibrated-test");
+  const WorkloadFile w = load_workload_file(
+      std::string(OPSIM_SOURCE_DIR) + "/experiments/validation-gpu/gpu-small-kernel-chain.json");
+  const double makespan_s = simulate_isolated(m, build_workload_graph(w, m)).makespan_s;
+  // 200 dependent passes over 4 MB: 2 us of memory traffic at 2 TB/s each, 8 us of launch.
+  EXPECT_NEAR(makespan_s, 200 * (8e-6 + 4e6 / 2e12), 2e-6);
 }
 
 TEST(Profile, GpuBookBTakesTheLongerChainNotTheSum) {
