@@ -185,29 +185,28 @@ TEST(Profile, EveryValidationSuiteWorkloadSimulatesOnAMatchingProfile) {
   EXPECT_GE(files, 17u);
 }
 
-TEST(Profile, GpuSmallKernelChainIsLaunchBound) {
+// The simulated makespan of experiments/validation-gpu/<name>.json on the sample one-GPU
+// profile (launch 8 us, 40 TFLOP/s, 2 TB/s; the CPU's GEMMs 50 GFLOP/s a stream).
+double simulated_gpu_workload_s(const std::string& name) {
   ProfileInputs in = sample_inputs();
   in.gpus = sample_gpus(1, 0);
   const Machine m = build_profile(in, "calibrated-test");
-  const WorkloadFile w = load_workload_file(
-      std::string(OPSIM_SOURCE_DIR) + "/experiments/validation-gpu/gpu-small-kernel-chain.json");
-  const double makespan_s = simulate_isolated(m, build_workload_graph(w, m)).makespan_s;
+  const WorkloadFile w = load_workload_file(std::string(OPSIM_SOURCE_DIR) +
+                                            "/experiments/validation-gpu/" + name + ".json");
+  return simulate_isolated(m, build_workload_graph(w, m)).makespan_s;
+}
+
+TEST(Profile, GpuSmallKernelChainIsLaunchBound) {
   // 200 dependent passes over 4 MB: 2 us of memory traffic at 2 TB/s each, 8 us of launch.
-  EXPECT_NEAR(makespan_s, 200 * (8e-6 + 4e6 / 2e12), 2e-6);
+  EXPECT_NEAR(simulated_gpu_workload_s("gpu-small-kernel-chain"), 200 * (8e-6 + 4e6 / 2e12), 2e-6);
 }
 
 TEST(Profile, GpuBookBTakesTheLongerChainNotTheSum) {
-  ProfileInputs in = sample_inputs();
-  in.gpus = sample_gpus(1, 0);
-  const Machine m = build_profile(in, "calibrated-test");
-  const WorkloadFile w = load_workload_file(
-      std::string(OPSIM_SOURCE_DIR) + "/experiments/validation-gpu/gpu-book-b-cpu-and-gpu.json");
-  const double makespan_s = simulate_isolated(m, build_workload_graph(w, m)).makespan_s;
   // 4 CPU GEMMs of 1024 (2.1 GFLOP at 50 GFLOP/s: 42.9 ms each) beside 16 GPU GEMMs of 4096
   // (137 GFLOP at 40 TFLOP/s: 3.4 ms each).
   const double cpu_s = 4 * 2.0 * 1024 * 1024 * 1024 / 50e9;
   const double gpu_s = 16 * (8e-6 + 2.0 * 4096 * 4096 * 4096 / 40e12);
-  EXPECT_NEAR(makespan_s, std::max(cpu_s, gpu_s), 1e-3);
+  EXPECT_NEAR(simulated_gpu_workload_s("gpu-book-b-cpu-and-gpu"), std::max(cpu_s, gpu_s), 1e-3);
 }
 
 TEST(Profile, DispatchSharesTheComputeCoreWhenAsked) {
