@@ -250,6 +250,14 @@ std::string profile_name() {
   return name;
 }
 
+double gemm_rate_per_stream(double one_thread_flops_per_s, double all_threads_flops_per_s,
+                            int streams, int hw) {
+  hw = std::max(1, hw);
+  const int threads = std::max(1, hw / std::clamp(streams, 1, hw));
+  if (threads == 1) return one_thread_flops_per_s;
+  return all_threads_flops_per_s * threads / hw;
+}
+
 Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   const int cores = std::max(1, in.hardware_threads);
   const int streams = std::clamp(in.compute_streams, 1, cores);
@@ -615,7 +623,7 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
             ? std::clamp(in.compute_streams, 1, hw)
             : std::clamp(static_cast<int>(std::lround(all_rate / one_rate)), 1, hw);
     in.gemm_flops_per_s_per_stream =
-        in.compute_streams == hw ? one_rate : all_rate / in.compute_streams;
+        gemm_rate_per_stream(one_rate, all_rate, in.compute_streams, hw);
     // With a stream per core, each one's speed while all are busy (the executor gives each
     // stream one BLAS thread then); fewer streams than cores: their GEMMs are multi-threaded,
     // which the every-core measurement is not, so 1.

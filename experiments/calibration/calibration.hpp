@@ -143,6 +143,13 @@ struct ProfileInputs {
 /// their working set when memory_pass_rates has some; disk0 the disk figures.
 Machine build_profile(const ProfileInputs& inputs, const std::string& host_name);
 
+/// What one compute stream's GEMM runs at: the executor gives each of `streams` streams
+/// hw / streams BLAS threads (CpuBackend::prepare), so one thread gets the one-thread rate,
+/// all `hw` the all-thread rate, and t threads in between t / hw of it. (Streams of one thread
+/// on a host with more cores than streams run at the one-thread rate, not at all / streams.)
+double gemm_rate_per_stream(double one_thread_flops_per_s, double all_threads_flops_per_s,
+                            int streams, int hw);
+
 /// The inputs build_profile() turns into `profile` (its inverse): what a targeted
 /// calibration keeps of a profile. Throws std::invalid_argument without cpu0 and disk0.
 ProfileInputs profile_inputs(const Machine& profile);

@@ -320,6 +320,20 @@ TEST(Profile, ATargetedCalibrationKeepsTheRestOfTheBase) {
   EXPECT_EQ(machine_difference(expected_shape, r.machine, /*ignore_names=*/true), "");
 }
 
+TEST(Profile, AStreamsGemmRateFollowsItsBlasThreads) {
+  // 16 cores, one thread 20 GFLOP/s, all 16 threads 192 GFLOP/s (12 each: they scale badly).
+  const double one = 20e9, all = 192e9;
+  EXPECT_EQ(gemm_rate_per_stream(one, all, 16, 16), one);  // a stream per core
+  EXPECT_EQ(gemm_rate_per_stream(one, all, 12, 16), one);  // 12 streams of one thread each:
+                                                           // not all / 12 = 16 GFLOP/s
+  EXPECT_EQ(gemm_rate_per_stream(one, all, 9, 16), one);
+  EXPECT_DOUBLE_EQ(gemm_rate_per_stream(one, all, 8, 16), all / 8);       // two threads each
+  EXPECT_DOUBLE_EQ(gemm_rate_per_stream(one, all, 5, 16), all * 3 / 16);  // three each
+  EXPECT_EQ(gemm_rate_per_stream(one, all, 1, 16), all);                  // one stream, all
+  EXPECT_EQ(gemm_rate_per_stream(one, 38e9, 2, 2), one);
+  EXPECT_EQ(gemm_rate_per_stream(one, 38e9, 1, 2), 38e9);
+}
+
 TEST(Profile, ATargetedCalibrationKeepsTheBasesStreams) {
   // GEMMs measured beside real runs on a base: the streams stay the base's (its real runs'
   // structure), only the rates are new: one stream per core gets the one-thread rate, one
