@@ -624,12 +624,13 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
             : std::clamp(static_cast<int>(std::lround(all_rate / one_rate)), 1, hw);
     in.gemm_flops_per_s_per_stream =
         gemm_rate_per_stream(one_rate, all_rate, in.compute_streams, hw);
-    // With a stream per core, each one's speed while all are busy (the executor gives each
-    // stream one BLAS thread then); fewer streams than cores: their GEMMs are multi-threaded,
-    // which the every-core measurement is not, so 1.
+    // Where each stream gets one BLAS thread (more than half as many streams as cores), each
+    // one's speed while all are busy: the every-core measurement, one one-thread GEMM per
+    // core (with fewer streams than cores a little pessimistic). Streams of several threads:
+    // their GEMMs are multi-threaded, which the every-core measurement is not, so 1.
     in.all_streams_busy_speed = 1.0;
     const std::string every_core = every_core_gemm_name(plan);
-    if (in.compute_streams == hw && hw > 1 && measured(every_core))
+    if (hw > 1 && hw / std::max(1, in.compute_streams) == 1 && measured(every_core))
       in.all_streams_busy_speed =
           std::clamp(report.get(every_core).value / one_rate, 1.0 / hw, 1.0);
   }
