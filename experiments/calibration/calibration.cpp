@@ -27,6 +27,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Random disk requests, as calibrated: 4 KiB each.
+constexpr double kRandomBlockBytes = 4096;
+
+// The disk model charges a random op its requests at the drive's IOPS and then its bytes at
+// the sequential rate (DiskModel::request_time_s); a measured request's time holds both, so
+// the profile's IOPS is the rate of the requests' own part, the block's transfer taken out.
+double random_request_access_s(double measured_request_s, double bytes_per_s) {
+  return std::max(0.05 * measured_request_s, measured_request_s - kRandomBlockBytes / bytes_per_s);
+}
+
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -194,8 +204,8 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.disk_read_bytes_per_s = disk.read_bytes_per_s;
   in.disk_write_bytes_per_s = disk.write_bytes_per_s;
   in.disk_access_s = disk.access_s;
-  in.disk_random_read_s = 1.0 / disk.read_iops;
-  in.disk_random_write_s = 1.0 / disk.write_iops;
+  in.disk_random_read_s = 1.0 / disk.read_iops + kRandomBlockBytes / disk.read_bytes_per_s;
+  in.disk_random_write_s = 1.0 / disk.write_iops + kRandomBlockBytes / disk.write_bytes_per_s;
   in.disk_random_read_beside_sequential_s =
       in.disk_random_read_s + disk.random_read_wait_beside_sequential_s;
   in.disk_sequential_read_beside_random_bytes_per_s =
@@ -298,10 +308,12 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   disk.access_s = in.disk_access_s;
   disk.read_bytes_per_s = in.disk_read_bytes_per_s;
   disk.write_bytes_per_s = in.disk_write_bytes_per_s;
-  disk.read_iops = 1.0 / in.disk_random_read_s;
+  disk.read_iops = 1.0 / random_request_access_s(in.disk_random_read_s, disk.read_bytes_per_s);
   // Profiles from before random writes were measured: as fast as random reads.
   disk.write_iops =
-      1.0 / (in.disk_random_write_s > 0 ? in.disk_random_write_s : in.disk_random_read_s);
+      1.0 / random_request_access_s(
+                in.disk_random_write_s > 0 ? in.disk_random_write_s : in.disk_random_read_s,
+                disk.write_bytes_per_s);
   disk.random_read_wait_beside_sequential_s =
       std::max(0.0, in.disk_random_read_beside_sequential_s - in.disk_random_read_s);
   // Never faster than alone.
@@ -510,14 +522,15 @@ DiskFile& Calibrator::State::disk() {
 // the file's first 64 MiB, as the executor's random disk ops do them.
 double Calibrator::State::random_requests(int count, bool write) {
   DiskFile& f = disk();
-  const std::uint64_t blocks = (64u << 20) / 4096;
+  constexpr auto block = static_cast<std::uint64_t>(kRandomBlockBytes);
+  const std::uint64_t blocks = (64u << 20) / block;
   const auto s = Clock::now();
   for (int i = 0; i < count; ++i) {
     rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
     if (write)
-      f.write((rng % blocks) * 4096, 4096, 4096);
+      f.write((rng % blocks) * block, block, block);
     else
-      f.read((rng % blocks) * 4096, 4096, 4096);
+      f.read((rng % blocks) * block, block, block);
   }
   return seconds_since(s) / count;
 }

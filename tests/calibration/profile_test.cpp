@@ -52,7 +52,9 @@ TEST(Profile, RoundTripsThroughTheTopologyFile) {
   EXPECT_NEAR(cpu.peak_flops_per_s() * cpu.efficiency / cpu.compute_streams, 50e9, 1);
   EXPECT_NEAR(cpu.dram.bytes_per_s(), 16e9, 1);
   EXPECT_NEAR(cpu.efficiency, 0.25, 1e-12);  // elementwise 4 GB/s of 16 GB/s
-  EXPECT_NEAR(back.device(*back.find_device("disk0")).disk.read_iops, 12500, 1e-6);
+  // 80 us a random read, of which 4096 B at 1.2 GB/s are the transfer.
+  EXPECT_NEAR(back.device(*back.find_device("disk0")).disk.read_iops, 1.0 / (80e-6 - 4096 / 1.2e9),
+              1e-6);
   EXPECT_EQ(cpu.copy_stream_bytes_per_s, 8e9);  // one memcpy thread
 }
 
@@ -90,6 +92,21 @@ TEST(Profile, SimulatorRunsGemmsOneCorePerStream) {
   // a and b run side by side, one core each (2e9 flop at 50 GFLOP/s = 40 ms), then c; then
   // the memcpy at 8 GB/s (10 ms), the read (80 us + 100 ms), the elementwise pass at 4 GB/s.
   EXPECT_NEAR(r.makespan_s, 0.040 + 0.040 + 0.010 + 80e-6 + 0.100 + 0.010, 1e-6);
+}
+
+TEST(Profile, RandomDiskOpsTakeTheMeasuredRequestTimes) {
+  // A measured random request (80 us read, 250 us write) holds its 4 KiB transfer; the model
+  // moves the op's bytes after its requests, so 500 requests alone take 500 x the measured
+  // time, not that plus the bytes again at the sequential rate.
+  ProfileInputs in = sample_inputs();
+  in.disk_random_write_s = 250e-6;
+  const Machine m = build_profile(in, "calibrated-test");
+  const WorkloadFile w = parse_workload_json(R"({"name": "random", "ops": [
+      {"name": "r", "kind": "disk_read", "disk": "disk0", "to": "cpu0", "bytes": "2048000", "pattern": "random", "block": "4KiB"},
+      {"name": "w", "kind": "disk_write", "disk": "disk0", "from": "cpu0", "bytes": "2048000", "pattern": "random", "block": "4KiB", "after": ["r"]}]})",
+                                             "random.json");
+  const SimulationResult r = simulate_isolated(m, build_workload_graph(w, m));
+  EXPECT_NEAR(r.makespan_s, 500 * 80e-6 + 500 * 250e-6, 1e-7);
 }
 
 GpuInputs sample_gpus(int count, double peer_bytes_per_s) {
@@ -253,7 +270,8 @@ TEST(Profile, ProfileInputsInvertBuildProfile) {
   in.disk_sequential_write_beside_read_bytes_per_s = 0.7e9;
   const Machine m = build_profile(in, "calibrated-test");
   EXPECT_EQ(m.device(*m.find_device("disk0")).disk.sequential_write_beside_read_bytes_per_s, 0.7e9);
-  EXPECT_NEAR(m.device(*m.find_device("disk0")).disk.write_iops, 4000, 1e-6);
+  EXPECT_NEAR(m.device(*m.find_device("disk0")).disk.write_iops, 1.0 / (250e-6 - 4096 / 1.5e9),
+              1e-6);
   EXPECT_EQ(m.device(*m.find_device("disk0")).disk.sequential_read_beside_random_bytes_per_s,
             0.4e9);
   // A disturbed sample above the read alone is taken as the read alone.
@@ -400,8 +418,9 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   in("disk sequential write", 1e7, 1e11);
   in("disk random 4KiB read", 1e-6, 0.1);
   in("disk random 4KiB write", 1e-6, 0.1);
-  EXPECT_NEAR(r.machine.device(*r.machine.find_device("disk0")).disk.write_iops,
-              1.0 / r.get("disk random 4KiB write").value, 1e-6);
+  const DiskModel& disk = r.machine.device(*r.machine.find_device("disk0")).disk;
+  EXPECT_NEAR(disk.request_time_s(4096, true, false, 4096), r.get("disk random 4KiB write").value,
+              1e-12);
   in("host dispatch per op", 1e-8, 1e-3);
   EXPECT_EQ(r.machine.name().rfind("calibrated-", 0), 0u);
   const CpuModel& cpu = r.machine.device(*r.machine.find_device("cpu0")).cpu;
