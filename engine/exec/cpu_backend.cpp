@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
-#include <filesystem>
 #include <optional>
 #include <utility>
 
@@ -306,13 +305,7 @@ void CpuBackend::execute(Worker& w, Task& task) {
     case OpKind::kDiskRead:
     case OpKind::kDiskWrite: {
       if (!w.disk) {
-        namespace fs = std::filesystem;
-        const fs::path dir = options_.scratch_dir.empty() ? fs::temp_directory_path()
-                                                          : fs::path(options_.scratch_dir);
-        std::string file = "opsim-" + std::to_string(::getpid()) + "-" + w.stream_name + ".bin";
-        for (char& c : file)
-          if (c == '/') c = '-';
-        w.disk = std::make_unique<DiskFile>((dir / file).string());
+        w.disk = std::make_unique<DiskFile>(options_.scratch_dir);
         if (!w.disk->note().empty()) {
           std::lock_guard lock(mutex_);
           disk_note_ = w.disk->note();

@@ -1,6 +1,5 @@
 #include "engine/exec/disk_file.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "engine/exec/scratch_disk.hpp"
+
 namespace opsim {
 
 namespace {
@@ -16,27 +17,25 @@ std::uint64_t round_up(std::uint64_t v, std::uint64_t a) {
   return (v + a - 1) / a * a;
 }
 constexpr std::uint64_t kMaxRequestBytes = 1 << 20;
+constexpr std::uint64_t kRegionBytes = ScratchDisk::kRegionBytes;
 }  // namespace
 
-DiskFile::DiskFile(std::string path) : path_(std::move(path)) {
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0600);
-  if (fd_ >= 0) {
-    direct_ = true;
-  } else {
-    const int err = errno;
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
-    if (fd_ < 0)
-      throw std::runtime_error("cannot open disk scratch file " + path_ + ": " +
-                               std::strerror(errno));
-    note_ = "O_DIRECT refused on " + path_ + " (" + std::strerror(err) +
-            "); disk ops go through the page cache";
-  }
-}
+DiskFile::DiskFile(const std::string& directory)
+    : disk_(ScratchDisk::in_directory(directory)), base_bytes_(disk_->acquire_region()) {}
 
 DiskFile::~DiskFile() {
-  if (fd_ >= 0) ::close(fd_);
-  ::unlink(path_.c_str());
+  disk_->release_region(base_bytes_);
   std::free(buffer_);
+}
+
+bool DiskFile::direct() const {
+  return disk_->direct();
+}
+const std::string& DiskFile::note() const {
+  return disk_->note();
+}
+const std::string& DiskFile::path() const {
+  return disk_->path();
 }
 
 void DiskFile::reserve_buffer(std::uint64_t bytes) {
@@ -48,39 +47,56 @@ void DiskFile::reserve_buffer(std::uint64_t bytes) {
   buffer_bytes_ = bytes;
 }
 
-void DiskFile::write(std::uint64_t offset_bytes, std::uint64_t bytes, std::uint64_t block_bytes) {
+template <typename Io>
+void DiskFile::for_each_request(std::uint64_t offset_bytes, std::uint64_t bytes,
+                                std::uint64_t block_bytes, Io&& io) {
   const std::uint64_t total = round_up(std::max<std::uint64_t>(bytes, 1), kAlignBytes);
   const std::uint64_t request = round_up(
       std::min(block_bytes == 0 ? kMaxRequestBytes : block_bytes, kMaxRequestBytes), kAlignBytes);
   reserve_buffer(request);
-  const std::uint64_t start = round_up(offset_bytes, kAlignBytes);
+  std::uint64_t at = round_up(offset_bytes, kAlignBytes) % kRegionBytes;
   for (std::uint64_t done = 0; done < total;) {
-    const std::uint64_t n = std::min(request, total - done);
-    const ssize_t w = ::pwrite(fd_, buffer_, n, static_cast<off_t>(start + done));
-    if (w <= 0) throw std::runtime_error("write to " + path_ + " failed: " + std::strerror(errno));
-    done += static_cast<std::uint64_t>(w);
+    const std::uint64_t n = std::min({request, total - done, kRegionBytes - at});
+    io(base_bytes_ + at, n);
+    done += n;
+    at = (at + n) % kRegionBytes;
   }
-  size_bytes_ = std::max(size_bytes_, start + total);
+}
+
+void DiskFile::write(std::uint64_t offset_bytes, std::uint64_t bytes, std::uint64_t block_bytes) {
+  const int fd = disk_->fd();
+  for_each_request(offset_bytes, bytes, block_bytes, [&](std::uint64_t at, std::uint64_t n) {
+    for (std::uint64_t done = 0; done < n;) {
+      const ssize_t w =
+          ::pwrite(fd, static_cast<char*>(buffer_) + done, n - done, static_cast<off_t>(at + done));
+      if (w <= 0)
+        throw std::runtime_error("write to " + path() + " failed: " + std::strerror(errno));
+      done += static_cast<std::uint64_t>(w);
+    }
+    // Only a write that reaches the written prefix extends it: a write past it leaves a hole,
+    // which reads as zeros without touching the device.
+    if (at - base_bytes_ <= size_bytes_) size_bytes_ = std::max(size_bytes_, at + n - base_bytes_);
+  });
 }
 
 void DiskFile::ensure_size(std::uint64_t bytes) {
-  const std::uint64_t want = round_up(bytes, kAlignBytes);
+  const std::uint64_t want = std::min(round_up(bytes, kAlignBytes), kRegionBytes);
   if (size_bytes_ < want) write(size_bytes_, want - size_bytes_, kMaxRequestBytes);
 }
 
 void DiskFile::read(std::uint64_t offset_bytes, std::uint64_t bytes, std::uint64_t block_bytes) {
-  const std::uint64_t total = round_up(std::max<std::uint64_t>(bytes, 1), kAlignBytes);
-  const std::uint64_t start = round_up(offset_bytes, kAlignBytes);
-  ensure_size(start + total);
-  const std::uint64_t request = round_up(
-      std::min(block_bytes == 0 ? kMaxRequestBytes : block_bytes, kMaxRequestBytes), kAlignBytes);
-  reserve_buffer(request);
-  for (std::uint64_t done = 0; done < total;) {
-    const std::uint64_t n = std::min(request, total - done);
-    const ssize_t r = ::pread(fd_, buffer_, n, static_cast<off_t>(start + done));
-    if (r <= 0) throw std::runtime_error("read from " + path_ + " failed: " + std::strerror(errno));
-    done += static_cast<std::uint64_t>(r);
-  }
+  const std::uint64_t start = round_up(offset_bytes, kAlignBytes) % kRegionBytes;
+  ensure_size(start + round_up(std::max<std::uint64_t>(bytes, 1), kAlignBytes));
+  const int fd = disk_->fd();
+  for_each_request(offset_bytes, bytes, block_bytes, [&](std::uint64_t at, std::uint64_t n) {
+    for (std::uint64_t done = 0; done < n;) {
+      const ssize_t r =
+          ::pread(fd, static_cast<char*>(buffer_) + done, n - done, static_cast<off_t>(at + done));
+      if (r <= 0)
+        throw std::runtime_error("read from " + path() + " failed: " + std::strerror(errno));
+      done += static_cast<std::uint64_t>(r);
+    }
+  });
 }
 
 }  // namespace opsim

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -356,7 +355,7 @@ struct Calibrator::State {
   CalibrationOptions options;
   Plan plan;
   int hw = 1;
-  std::string scratch;
+  std::string scratch_dir;  // DiskFile regions of the process's scratch disk there
   std::vector<std::size_t> pass_sizes;
   std::vector<CalibrationItem> items;
   std::vector<std::vector<double>> samples;  // per item, in the order taken
@@ -389,12 +388,10 @@ Calibrator::State::State(const CalibrationOptions& o)
     : options(o),
       plan(plan_for(o)),
       hw(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
-  namespace fs = std::filesystem;
   if (!options.only.empty() && options.base == nullptr)
     throw std::invalid_argument("calibrate: measuring only some groups needs a base profile");
-  const fs::path dir =
-      options.scratch_dir.empty() ? fs::temp_directory_path() : fs::path(options.scratch_dir);
-  scratch = (dir / ("opsim-calibrate-" + std::to_string(::getpid()) + ".bin")).string();
+  // The executor's disk ops use the same scratch disk: their regions and these lie together.
+  scratch_dir = options.scratch_dir;
 
   using Item = CalibrationItem;
   // All threads first, then one: after a multi-threaded GEMM OpenBLAS's idle helper threads
@@ -511,7 +508,7 @@ Calibrator::State::State(const CalibrationOptions& o)
 
 DiskFile& Calibrator::State::disk() {
   if (!file) {
-    file = std::make_unique<DiskFile>(scratch);
+    file = std::make_unique<DiskFile>(scratch_dir);
     disk_note = file->note();
     file->ensure_size(std::max<std::uint64_t>(plan.disk_bytes, 64u << 20));
   }
@@ -538,7 +535,7 @@ double Calibrator::State::random_requests(int count, bool write) {
 DiskFile& Calibrator::State::streamed_file() {
   disk();
   if (!streamed) {
-    streamed = std::make_unique<DiskFile>(scratch + ".seq");
+    streamed = std::make_unique<DiskFile>(scratch_dir);
     streamed->ensure_size(plan.disk_bytes);
   }
   return *streamed;

@@ -1,0 +1,86 @@
+// The scratch disk that disk ops and the calibration share: one file per directory per
+// process, a region per DiskFile, regions reused, writes and reads wrapping inside a region.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "engine/exec/disk_file.hpp"
+#include "engine/exec/scratch_disk.hpp"
+
+namespace opsim {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+std::string scratch_dir(const std::string& name) {
+  const fs::path dir = fs::path(OPSIM_BINARY_DIR) / "test_scratch" / name;
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+TEST(ScratchDisk, DiskFilesInOneDirectoryShareOneFileInSeparateRegions) {
+  const std::string dir = scratch_dir("scratch_shared");
+  std::string path;
+  {
+    DiskFile a(dir);
+    DiskFile b(dir);
+    path = a.path();
+    EXPECT_EQ(a.path(), b.path());
+    EXPECT_TRUE(fs::exists(path));
+    EXPECT_EQ(ScratchDisk::in_directory(dir)->regions_in_use(), 2u);
+    a.write(0, kMiB, 0);
+    b.read(0, 2 * kMiB, 0);  // writes its region's first 2 MiB first
+    EXPECT_EQ(a.size_bytes(), kMiB);
+    EXPECT_EQ(b.size_bytes(), 2 * kMiB);
+    // Another directory has its own file.
+    DiskFile c(scratch_dir("scratch_other"));
+    EXPECT_NE(c.path(), path);
+  }
+  EXPECT_FALSE(fs::exists(path)) << "removed with its last user";
+}
+
+TEST(ScratchDisk, ReleasedRegionsAreReusedSoTheFileDoesNotGrow) {
+  const std::string dir = scratch_dir("scratch_reuse");
+  const auto disk = ScratchDisk::in_directory(dir);
+  for (int i = 0; i < 10; ++i) {
+    DiskFile f(dir);
+    f.write(f.size_bytes(), 4 * kMiB, 0);
+    EXPECT_EQ(disk->regions_in_use(), 1u);
+  }
+  EXPECT_EQ(disk->regions_in_use(), 0u);
+  EXPECT_LE(fs::file_size(disk->path()),
+            ScratchDisk::kPreallocatedRegions * ScratchDisk::kRegionBytes);
+  // More users than preallocated regions: one more region each.
+  std::vector<std::unique_ptr<DiskFile>> many;
+  for (std::uint64_t i = 0; i <= ScratchDisk::kPreallocatedRegions; ++i)
+    many.push_back(std::make_unique<DiskFile>(dir));
+  EXPECT_EQ(disk->regions_in_use(), ScratchDisk::kPreallocatedRegions + 1);
+  many.back()->write(0, kMiB, 0);
+  EXPECT_GE(fs::file_size(disk->path()),
+            ScratchDisk::kPreallocatedRegions * ScratchDisk::kRegionBytes + kMiB);
+}
+
+TEST(DiskFile, AppendsAndLongReadsWrapAroundInsideTheRegion) {
+  const std::string dir = scratch_dir("scratch_wrap");
+  DiskFile f(dir);
+  const std::uint64_t region = ScratchDisk::kRegionBytes;
+  // A write that crosses the region's end continues at its start; the written prefix is what
+  // it wrote there (the part at the end lies past the prefix, after a hole).
+  f.write(region - kMiB, 3 * kMiB, 0);
+  EXPECT_EQ(f.size_bytes(), 2 * kMiB);
+  EXPECT_LE(fs::file_size(f.path()), ScratchDisk::kPreallocatedRegions * region);
+  // A read longer than the region first fills what was never written, then reads around.
+  const auto start = std::chrono::steady_clock::now();
+  f.read(0, region + 8 * kMiB, 0);
+  EXPECT_EQ(f.size_bytes(), region);
+  // 254 MiB written and 264 MiB read, not holes read as zeros: not under 20 ms (26 GB/s).
+  EXPECT_GT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(20));
+  // Offsets past the region fold into it.
+  f.write(5 * region, kMiB, 0);
+  EXPECT_EQ(f.size_bytes(), region);
+}
+
+}  // namespace
+}  // namespace opsim
