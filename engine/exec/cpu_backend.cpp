@@ -27,7 +27,6 @@ struct CpuBackend::Worker {
   // Scratch for ops with no kernel attached; touched only by this worker.
   std::vector<float> scratch_a, scratch_b, scratch_c;
   std::unique_ptr<DiskFile> disk;
-  std::uint64_t disk_offset = 0;
   std::uint64_t rng = 0x2545F4914F6CDD1Dull;
 };
 
@@ -313,10 +312,10 @@ void CpuBackend::execute(Worker& w, Task& task) {
       }
       const auto bytes = static_cast<std::uint64_t>(op.bytes);
       if (op.pattern == AccessPattern::kRandom && op.block_bytes > 0) {
-        // Random requests inside a 64 MiB region, block-aligned.
+        // Random requests inside the first 64 MiB of written blocks, block-aligned.
         constexpr std::uint64_t kRegionBytes = 64ull << 20;
         const std::uint64_t block = std::max<std::uint64_t>(op.block_bytes, DiskFile::kAlignBytes);
-        if (op.kind == OpKind::kDiskRead) w.disk->ensure_size(kRegionBytes);
+        w.disk->fill();
         for (std::uint64_t done = 0; done < bytes; done += block) {
           w.rng ^= w.rng << 13, w.rng ^= w.rng >> 7, w.rng ^= w.rng << 17;
           const std::uint64_t offset = (w.rng % (kRegionBytes / block)) * block;
@@ -328,10 +327,9 @@ void CpuBackend::execute(Worker& w, Task& task) {
         return;
       }
       if (op.kind == OpKind::kDiskWrite) {
-        w.disk->write(w.disk_offset, bytes, op.block_bytes);
-        w.disk_offset += bytes;
+        w.disk->write_next(bytes, op.block_bytes);
       } else {
-        w.disk->read(0, bytes, op.block_bytes);
+        w.disk->read_next(bytes, op.block_bytes);
       }
       return;
     }

@@ -21,10 +21,12 @@ constexpr std::uint64_t kRegionBytes = ScratchDisk::kRegionBytes;
 }  // namespace
 
 DiskFile::DiskFile(const std::string& directory)
-    : disk_(ScratchDisk::in_directory(directory)), base_bytes_(disk_->acquire_region()) {}
+    : disk_(ScratchDisk::in_directory(directory)),
+      base_bytes_(disk_->acquire_region()),
+      size_bytes_(disk_->written_bytes(base_bytes_)) {}
 
 DiskFile::~DiskFile() {
-  disk_->release_region(base_bytes_);
+  disk_->release_region(base_bytes_, size_bytes_);
   std::free(buffer_);
 }
 
@@ -97,6 +99,24 @@ void DiskFile::read(std::uint64_t offset_bytes, std::uint64_t bytes, std::uint64
       done += static_cast<std::uint64_t>(r);
     }
   });
+}
+
+void DiskFile::fill() {
+  ensure_size(kRegionBytes);
+}
+
+void DiskFile::write_next(std::uint64_t bytes, std::uint64_t block_bytes) {
+  fill();
+  write(next_write_bytes_, bytes, block_bytes);
+  next_write_bytes_ =
+      (next_write_bytes_ + round_up(std::max<std::uint64_t>(bytes, 1), kAlignBytes)) % kRegionBytes;
+}
+
+void DiskFile::read_next(std::uint64_t bytes, std::uint64_t block_bytes) {
+  fill();
+  read(next_read_bytes_, bytes, block_bytes);
+  next_read_bytes_ =
+      (next_read_bytes_ + round_up(std::max<std::uint64_t>(bytes, 1), kAlignBytes)) % kRegionBytes;
 }
 
 }  // namespace opsim

@@ -68,13 +68,22 @@ std::uint64_t ScratchDisk::acquire_region() {
   const std::uint64_t index = in_use_.size();
   if (index >= kPreallocatedRegions) preallocate(index, 1);
   in_use_.push_back(true);
+  written_bytes_.push_back(0);
   return index * kRegionBytes;
 }
 
-void ScratchDisk::release_region(std::uint64_t base_bytes) {
+std::uint64_t ScratchDisk::written_bytes(std::uint64_t base_bytes) const {
   std::lock_guard lock(mutex_);
   const std::uint64_t index = base_bytes / kRegionBytes;
-  if (index < in_use_.size()) in_use_[index] = false;
+  return index < written_bytes_.size() ? written_bytes_[index] : 0;
+}
+
+void ScratchDisk::release_region(std::uint64_t base_bytes, std::uint64_t written_bytes) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t index = base_bytes / kRegionBytes;
+  if (index >= in_use_.size()) return;
+  in_use_[index] = false;
+  written_bytes_[index] = written_bytes;
 }
 
 std::size_t ScratchDisk::regions_in_use() const {

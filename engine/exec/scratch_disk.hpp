@@ -34,7 +34,10 @@ class ScratchDisk {
 
   /// A free region's first byte (kRegionBytes long); give it back with release_region().
   std::uint64_t acquire_region();
-  void release_region(std::uint64_t base_bytes);
+  /// Bytes written without a gap from the region's start, kept while the region is free so
+  /// that its next user need not write them again.
+  std::uint64_t written_bytes(std::uint64_t base_bytes) const;
+  void release_region(std::uint64_t base_bytes, std::uint64_t written_bytes);
   std::size_t regions_in_use() const;
 
   int fd() const { return fd_; }
@@ -53,7 +56,8 @@ class ScratchDisk {
   bool direct_ = false;
   std::string note_;
   mutable std::mutex mutex_;
-  std::vector<bool> in_use_;  // per region
+  std::vector<bool> in_use_;                  // per region
+  std::vector<std::uint64_t> written_bytes_;  // per region
 };
 
 }  // namespace opsim

@@ -360,7 +360,8 @@ struct Calibrator::State {
   std::vector<CalibrationItem> items;
   std::vector<std::vector<double>> samples;  // per item, in the order taken
   Clock::time_point t0 = Clock::now();
-  std::unique_ptr<DiskFile> file, streamed;
+  std::unique_ptr<DiskFile> file, streamed,
+      written;  // reads and random I/O; a second reader; writes
   std::string disk_note, gpu_note;
   std::uint64_t rng = 0x9E3779B97F4A7C15ull;
   std::unique_ptr<frontend::Context> ctx;
@@ -380,6 +381,7 @@ struct Calibrator::State {
   };
   ReadAndWrite read_beside_write();
   DiskFile& streamed_file();
+  DiskFile& written_file();
   std::pair<double, double> sequential_read_beside(const std::function<void()>& foreground);
   CalibrationReport build(std::size_t first, std::size_t end) const;
 };
@@ -429,18 +431,18 @@ Calibrator::State::State(const CalibrationOptions& o)
                    [chase = plan.chase_bytes, min_s] { return chase_latency(chase, min_s); }});
 
   const std::uint64_t disk_bytes = plan.disk_bytes;
+  // Sequential writes and reads go on from where the last ones ended, as the executor's do
+  // (DiskFile::write_next, read_next): never the same bytes read twice in a row.
   items.push_back({"disk sequential write", "bytes/s", [this, disk_bytes] {
-                     // Appends, as the executor's disk writes do: new blocks, not overwrites.
-                     DiskFile& f = disk();
-                     const std::uint64_t end = f.size_bytes();
+                     DiskFile& f = written_file();
                      const auto s = Clock::now();
-                     f.write(end, disk_bytes, 0);
+                     f.write_next(disk_bytes, 0);
                      return disk_bytes / seconds_since(s);
                    }});
   items.push_back({"disk sequential read", "bytes/s", [this, disk_bytes] {
                      DiskFile& f = disk();
                      const auto s = Clock::now();
-                     f.read(0, disk_bytes, 0);
+                     f.read_next(disk_bytes, 0);
                      return disk_bytes / seconds_since(s);
                    }});
   const int random_count = plan.random_reads;
@@ -470,7 +472,7 @@ Calibrator::State::State(const CalibrationOptions& o)
                      DiskFile& f = disk();
                      const std::uint64_t bytes = disk_bytes / 2;
                      const auto [other_bytes_per_s, window_s] =
-                         sequential_read_beside([&] { f.read(0, bytes, 0); });
+                         sequential_read_beside([&] { f.read_next(bytes, 0); });
                      return other_bytes_per_s + static_cast<double>(bytes) / window_s;
                    }});
   const int dispatch_ops = plan.dispatch_ops;
@@ -510,7 +512,7 @@ DiskFile& Calibrator::State::disk() {
   if (!file) {
     file = std::make_unique<DiskFile>(scratch_dir);
     disk_note = file->note();
-    file->ensure_size(std::max<std::uint64_t>(plan.disk_bytes, 64u << 20));
+    file->fill();  // untimed: read_next() would fill it
   }
   return *file;
 }
@@ -536,9 +538,17 @@ DiskFile& Calibrator::State::streamed_file() {
   disk();
   if (!streamed) {
     streamed = std::make_unique<DiskFile>(scratch_dir);
-    streamed->ensure_size(plan.disk_bytes);
+    streamed->fill();
   }
   return *streamed;
+}
+
+DiskFile& Calibrator::State::written_file() {
+  if (!written) {
+    written = std::make_unique<DiskFile>(scratch_dir);
+    written->fill();  // untimed: write_next() would fill it
+  }
+  return *written;
 }
 
 // Runs `foreground` while another thread reads the streamed file sequentially (1 MiB
@@ -548,13 +558,11 @@ std::pair<double, double> Calibrator::State::sequential_read_beside(
     const std::function<void()>& foreground) {
   DiskFile& read = streamed_file();
   constexpr std::uint64_t kRequestBytes = 1 << 20;
-  const std::uint64_t bytes = plan.disk_bytes;
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> read_bytes{0};
   std::thread reader([&] {
-    for (std::uint64_t at = 0; !stop.load(std::memory_order_relaxed);
-         at = (at + kRequestBytes) % bytes) {
-      read.read(at, kRequestBytes, 0);
+    while (!stop.load(std::memory_order_relaxed)) {
+      read.read_next(kRequestBytes, 0);
       read_bytes.fetch_add(kRequestBytes, std::memory_order_relaxed);
     }
   });
@@ -570,10 +578,10 @@ std::pair<double, double> Calibrator::State::sequential_read_beside(
 }
 
 Calibrator::State::ReadAndWrite Calibrator::State::read_beside_write() {
-  DiskFile& written = disk();
+  DiskFile& written = written_file();
   const std::uint64_t write_bytes = plan.disk_bytes / 2;
   const auto [read_bytes_per_s, window_s] =
-      sequential_read_beside([&] { written.write(written.size_bytes(), write_bytes, 0); });
+      sequential_read_beside([&] { written.write_next(write_bytes, 0); });
   return {read_bytes_per_s, static_cast<double>(write_bytes) / window_s};
 }
 

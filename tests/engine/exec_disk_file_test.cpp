@@ -52,6 +52,16 @@ TEST(ScratchDisk, ReleasedRegionsAreReusedSoTheFileDoesNotGrow) {
   EXPECT_EQ(disk->regions_in_use(), 0u);
   EXPECT_LE(fs::file_size(disk->path()),
             ScratchDisk::kPreallocatedRegions * ScratchDisk::kRegionBytes);
+  // A region keeps what was written in it for its next user.
+  {
+    DiskFile filled(dir);
+    filled.fill();
+    EXPECT_EQ(filled.size_bytes(), ScratchDisk::kRegionBytes);
+  }
+  {
+    DiskFile next(dir);
+    EXPECT_EQ(next.size_bytes(), ScratchDisk::kRegionBytes);
+  }
   // More users than preallocated regions: one more region each.
   std::vector<std::unique_ptr<DiskFile>> many;
   for (std::uint64_t i = 0; i <= ScratchDisk::kPreallocatedRegions; ++i)
@@ -77,6 +87,12 @@ TEST(DiskFile, AppendsAndLongReadsWrapAroundInsideTheRegion) {
   EXPECT_EQ(f.size_bytes(), region);
   // 254 MiB written and 264 MiB read, not holes read as zeros: not under 20 ms (26 GB/s).
   EXPECT_GT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(20));
+  // read_next and write_next go on from where the last call ended, wrapping at the end.
+  DiskFile g(dir);
+  g.read_next(kMiB, 0);
+  EXPECT_EQ(g.size_bytes(), region) << "the first read_next fills the region";
+  for (int i = 0; i < 3; ++i) g.write_next(region / 2, 0);
+  EXPECT_EQ(g.size_bytes(), region);
   // Offsets past the region fold into it.
   f.write(5 * region, kMiB, 0);
   EXPECT_EQ(f.size_bytes(), region);
