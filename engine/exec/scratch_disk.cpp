@@ -42,6 +42,8 @@ ScratchDisk::ScratchDisk(std::string path) : path_(std::move(path)) {
             "); disk ops go through the page cache";
   }
   preallocate(0, kPreallocatedRegions);
+  in_use_.push_back(true);  // region 0: the read region, for as long as the disk lives
+  written_bytes_.push_back(0);
 }
 
 ScratchDisk::~ScratchDisk() {
@@ -89,8 +91,15 @@ void ScratchDisk::release_region(std::uint64_t base_bytes, std::uint64_t written
 std::size_t ScratchDisk::regions_in_use() const {
   std::lock_guard lock(mutex_);
   std::size_t n = 0;
-  for (bool used : in_use_) n += used ? 1 : 0;
+  for (std::size_t i = 1; i < in_use_.size(); ++i) n += in_use_[i] ? 1 : 0;
   return n;
+}
+
+void ScratchDisk::fill_read_region(const std::function<void(std::uint64_t, std::uint64_t)>& write) {
+  std::lock_guard lock(fill_mutex_);
+  if (read_region_written_bytes_ >= kRegionBytes) return;
+  write(read_region_written_bytes_, kRegionBytes);
+  read_region_written_bytes_ = kRegionBytes;
 }
 
 }  // namespace opsim

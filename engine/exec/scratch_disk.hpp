@@ -1,5 +1,6 @@
 // The disk space that disk ops and the calibration read and write: one scratch file per
-// directory per process, preallocated in one piece and cut into regions, one per DiskFile.
+// directory per process, preallocated in one piece and cut into regions: one that every
+// DiskFile reads, and one more per DiskFile, which it writes.
 //
 // Why one file: on a virtual disk the read rate depends on where a file lies. On the
 // 2-vCPU Firecracker guest this project is developed on, files written one after another
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,7 +40,14 @@ class ScratchDisk {
   /// that its next user need not write them again.
   std::uint64_t written_bytes(std::uint64_t base_bytes) const;
   void release_region(std::uint64_t base_bytes, std::uint64_t written_bytes);
+  /// Regions held by DiskFiles now (not counting the read region).
   std::size_t regions_in_use() const;
+
+  /// The first byte of the region that every DiskFile reads.
+  std::uint64_t read_region() const { return 0; }
+  /// Has `write(from, to)` write the read region's bytes [from, to) that were never written,
+  /// once in the process's life (callers at the same time wait for the first).
+  void fill_read_region(const std::function<void(std::uint64_t, std::uint64_t)>& write);
 
   int fd() const { return fd_; }
   bool direct() const { return direct_; }
@@ -56,8 +65,10 @@ class ScratchDisk {
   bool direct_ = false;
   std::string note_;
   mutable std::mutex mutex_;
-  std::vector<bool> in_use_;                  // per region
-  std::vector<std::uint64_t> written_bytes_;  // per region
+  std::mutex fill_mutex_;
+  std::uint64_t read_region_written_bytes_ = 0;  // fill_mutex_
+  std::vector<bool> in_use_;                     // per region
+  std::vector<std::uint64_t> written_bytes_;     // per region
 };
 
 }  // namespace opsim
