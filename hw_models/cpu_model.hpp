@@ -27,6 +27,10 @@ struct CpuModel {
   /// alone (0, 1]: all cores at once run at a lower clock (all-core turbo) and share caches
   /// and memory. Between, the streams share compute_streams x this of one stream's speed.
   double all_streams_busy_speed = 1.0;
+  /// Cores that disk I/O into or out of this CPU's memory takes from its compute streams
+  /// while it runs (`opsim calibrate` measures it): on a VM the host's I/O thread shares the
+  /// vCPUs' time (here ~0.7 of 2 cores); 0 on bare metal, where a DMA engine moves the data.
+  double disk_io_cores = 0;
   int copy_streams = 4;  ///< concurrent host memcpy workers
   /// Most bytes per second one memcpy thread copies (one thread does not saturate DRAM);
   /// 0: no limit beyond the DRAM's.

@@ -103,6 +103,7 @@ struct Slot {
   DeviceId read_to = kNoDevice;        // a disk read: the memory it reads into
   DeviceId write_on = kNoDevice;       // a sequential write: counted on this disk
   DeviceId write_from = kNoDevice;     // a disk write: the memory it writes from
+  DeviceId io_cpu = kNoDevice;         // a disk op: the CPU whose cores its I/O takes from
 };
 
 SimBackend* g_active_backend = nullptr;
@@ -136,6 +137,8 @@ struct SimBackend::Impl {
   std::vector<std::uint32_t> sequential_reads;   // per disk: sequential reads running now
   std::vector<std::uint32_t> random_reads;       // per disk: random reads running now
   std::vector<std::uint32_t> sequential_writes;  // per disk: sequential writes running now
+  std::vector<std::uint32_t> disk_ops_on_cpu;    // per CPU: disk ops into or out of its memory
+  std::vector<sg4::ActivityPtr> disk_io_load;    // per CPU: the I/O's work on its cores
   sg4::ActivityPtr retired;  // the last completed activity, dropped at the next safe point
   // Comms moved to another route: SimGrid signals their end later, so they stay alive until
   // the run ends.
@@ -362,9 +365,39 @@ struct SimBackend::Impl {
            static_cast<double>(sequential_reads[disk]) * d.random_read_wait_beside_sequential_s;
   }
 
+  // A disk op into or out of `cpu`'s memory starts or ends. While any runs, the I/O takes
+  // CpuModel::disk_io_cores of the CPU's cores (an exec of unbounded work with that bound,
+  // sharing the cores with the compute ops): on a VM the host's I/O thread shares the
+  // vCPUs' time, so two busy compute streams slow down beside a transfer and one does not.
+  void disk_io_started(DeviceId cpu) {
+    if (disk_ops_on_cpu.size() < machine->devices().size()) {
+      disk_ops_on_cpu.resize(machine->devices().size(), 0);
+      disk_io_load.resize(machine->devices().size());
+    }
+    if (disk_ops_on_cpu[cpu]++ > 0) return;
+    const CpuModel& c = machine->device(cpu).cpu;
+    const double streams = std::max(1, c.compute_streams);
+    sg4::ExecPtr load = sg4::Exec::init();
+    load->set_flops_amount(1e25);  // cancelled when the last disk op ends
+    load->set_host(compute_host[cpu]);
+    load->set_bound(c.disk_io_cores * streams / std::max(1, c.cores) * kWorkPerSecond);
+    load->start();  // no data: its completion is nobody's
+    disk_io_load[cpu] = load;
+  }
+  void disk_io_ended(DeviceId cpu) {
+    if (--disk_ops_on_cpu[cpu] > 0) return;
+    sg4::ActivityPtr load = std::move(disk_io_load[cpu]);
+    load->cancel();
+    cancelled.push_back(std::move(load));
+  }
+
   void finish(std::uint32_t slot) {
     Slot& s = slots[slot];
     release_links(slot);
+    if (s.io_cpu != kNoDevice) {
+      disk_io_ended(s.io_cpu);
+      s.io_cpu = kNoDevice;
+    }
     if (s.sequential_on != kNoDevice) {
       const DeviceId disk = s.sequential_on;
       s.sequential_on = kNoDevice;
@@ -774,6 +807,11 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       const bool random = op.pattern == AccessPattern::kRandom && op.block_bytes > 0;
       Slot& s = m.slots[slot];
       s.route = route;
+      const Device& memory = m.machine->device(op.peer);
+      if (memory.kind == DeviceKind::kCpu && memory.cpu.disk_io_cores > 0) {
+        s.io_cpu = op.peer;
+        m.disk_io_started(op.peer);
+      }
       if (m.sequential_reads.size() < m.machine->devices().size()) {
         m.sequential_reads.resize(m.machine->devices().size(), 0);
         m.random_reads.resize(m.machine->devices().size(), 0);

@@ -95,7 +95,7 @@ double gemm_rate(std::size_t n, int threads, double min_s) {
 // One thread's GEMM rate while `threads` threads each run their own single-threaded GEMMs,
 // as the executor's compute streams do: each thread multiplies back to back for `min_s`, and
 // the slowest thread's rate is the answer (two chains of GEMMs end with the slower one).
-double gemm_every_core_rate(std::size_t n, int threads, double min_s) {
+std::vector<double> gemm_every_core_rates(std::size_t n, int threads, double min_s) {
   cpu::set_blas_threads(1);
   std::barrier<> start(threads);
   std::vector<double> per_thread(static_cast<std::size_t>(threads), 0.0);
@@ -118,7 +118,29 @@ double gemm_every_core_rate(std::size_t n, int threads, double min_s) {
     for (int t = 1; t < threads; ++t) others.emplace_back(multiply_until, t);
     multiply_until(0);
   }
-  return *std::min_element(per_thread.begin(), per_thread.end());
+  return per_thread;
+}
+
+double gemm_every_core_rate(std::size_t n, int threads, double min_s) {
+  const std::vector<double> rates = gemm_every_core_rates(n, threads, min_s);
+  return *std::min_element(rates.begin(), rates.end());
+}
+
+// Cores that a disk read takes from busy cores: one-thread GEMMs on every core, alone and
+// then while `read_beside` reads the disk; the cores' worth of GEMM work lost meanwhile.
+double disk_io_cores(std::size_t n, int threads, double min_s,
+                     const std::function<void(const std::atomic<bool>&)>& read_beside) {
+  auto total = [&] {
+    const std::vector<double> rates = gemm_every_core_rates(n, threads, min_s);
+    return std::accumulate(rates.begin(), rates.end(), 0.0);
+  };
+  const double alone = total();
+  std::atomic<bool> stop{false};
+  std::thread reader([&] { read_beside(stop); });
+  const double beside = total();
+  stop = true;
+  reader.join();
+  return std::clamp(threads * (1.0 - beside / alone), 0.0, static_cast<double>(threads));
 }
 
 // Aggregate bytes copied per second by `streams` threads, each copying its own buffers.
@@ -212,6 +234,7 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.disk_sequential_read_beside_write_bytes_per_s = disk.sequential_read_beside_write_bytes_per_s;
   in.disk_sequential_reads_together_bytes_per_s = disk.sequential_reads_together_bytes_per_s;
   in.disk_sequential_write_beside_read_bytes_per_s = disk.sequential_write_beside_read_bytes_per_s;
+  in.disk_io_cores = cpu.disk_io_cores;
   in.gpus = calibrated_gpu_inputs(profile);
   return in;
 }
@@ -298,6 +321,7 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
                        ? std::clamp(in.elementwise_bytes_per_s / cpu.dram.bytes_per_s(), 1e-3, 1.0)
                        : 1.0;
   cpu.memory_pass_rates = in.memory_pass_rates;
+  cpu.disk_io_cores = std::clamp(in.disk_io_cores, 0.0, static_cast<double>(cores));
   cpu.clock_hz =
       in.gemm_flops_per_s_per_stream * streams /
       (cores * static_cast<double>(cpu.simd_fp32_lanes) * cpu.fma_units * 2.0 * cpu.efficiency);
@@ -474,6 +498,14 @@ Calibrator::State::State(const CalibrationOptions& o)
                      const auto [other_bytes_per_s, window_s] =
                          sequential_read_beside([&] { f.read_next(bytes, 0); });
                      return other_bytes_per_s + static_cast<double>(bytes) / window_s;
+                   }});
+  // A VM's host moves the disk's data on the vCPUs' time: what busy cores lose meanwhile.
+  items.push_back({"disk I/O cores beside busy cores", "cores",
+                   [this, n = every_core_gemm_size(plan), hw = hw, min_s = plan.min_s] {
+                     DiskFile& read = streamed_file();
+                     return disk_io_cores(n, hw, min_s, [&](const std::atomic<bool>& stop) {
+                       while (!stop.load(std::memory_order_relaxed)) read.read_next(1 << 20, 0);
+                     });
                    }});
   const int dispatch_ops = plan.dispatch_ops;
   items.push_back({"host dispatch per op", "s", [this, dispatch_ops] {
@@ -685,6 +717,8 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
       in.disk_sequential_reads_together_bytes_per_s =
           report.get("disk sequential reads, two at once").value;
   }
+  if (measured("disk I/O cores beside busy cores"))
+    in.disk_io_cores = report.get("disk I/O cores beside busy cores").value;
   if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
   if (measured("gpu gemm 1024")) {
     GpuInputs& g = in.gpus;

@@ -132,6 +132,8 @@ struct ProfileInputs {
   double disk_sequential_write_beside_read_bytes_per_s = 0;
   /// Two sequential reads at once: their rate together (0: not measured).
   double disk_sequential_reads_together_bytes_per_s = 0;
+  /// Cores a disk transfer takes from compute while it runs (CpuModel::disk_io_cores).
+  double disk_io_cores = 0;
   double dispatch_s = 0;
   GpuInputs gpus;  ///< count 0: no GPU in the profile
 };

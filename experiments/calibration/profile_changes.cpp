@@ -49,6 +49,8 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
   add_if_both("disk sequential write beside a sequential read",
               a.disk_sequential_write_beside_read_bytes_per_s,
               b.disk_sequential_write_beside_read_bytes_per_s);
+  if (a.disk_io_cores > 0 && b.disk_io_cores > 0)
+    add("disk I/O cores beside busy cores", "cores", a.disk_io_cores, b.disk_io_cores);
   add("host dispatch per op", "s", a.dispatch_s, b.dispatch_s);
   if (a.gpus.count > 0 && b.gpus.count > 0) {
     add("gpu gemm", "flop/s", a.gpus.gemm_flops_per_s, b.gpus.gemm_flops_per_s);

@@ -35,7 +35,9 @@ ProfileInputs sample_inputs() {
 }
 
 TEST(Profile, RoundTripsThroughTheTopologyFile) {
-  const Machine m = build_profile(sample_inputs(), "calibrated-test");
+  ProfileInputs in = sample_inputs();
+  in.disk_io_cores = 0.7;
+  const Machine m = build_profile(in, "calibrated-test");
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("opsim-profile-" + std::to_string(::getpid()) + ".yaml"))
                                .string();
@@ -56,6 +58,7 @@ TEST(Profile, RoundTripsThroughTheTopologyFile) {
   EXPECT_NEAR(back.device(*back.find_device("disk0")).disk.read_iops, 1.0 / (80e-6 - 4096 / 1.2e9),
               1e-6);
   EXPECT_EQ(cpu.copy_stream_bytes_per_s, 8e9);  // one memcpy thread
+  EXPECT_EQ(cpu.disk_io_cores, 0.7);
 }
 
 TEST(Profile, TwoMemcpyStreamsSetTheDramOneStreamTheCap) {
@@ -92,6 +95,34 @@ TEST(Profile, SimulatorRunsGemmsOneCorePerStream) {
   // a and b run side by side, one core each (2e9 flop at 50 GFLOP/s = 40 ms), then c; then
   // the memcpy at 8 GB/s (10 ms), the read (80 us + 100 ms), the elementwise pass at 4 GB/s.
   EXPECT_NEAR(r.makespan_s, 0.040 + 0.040 + 0.010 + 80e-6 + 0.100 + 0.010, 1e-6);
+}
+
+TEST(Profile, DiskIoTakesCoresFromBusyStreams) {
+  // Two one-core streams; a disk read's I/O takes 0.6 of the 2 cores while it runs (100 ms).
+  ProfileInputs in = sample_inputs();
+  in.disk_io_cores = 0.6;
+  const Machine m = build_profile(in, "calibrated-test");
+  EXPECT_DOUBLE_EQ(m.device(*m.find_device("cpu0")).cpu.disk_io_cores, 0.6);
+  EXPECT_DOUBLE_EQ(profile_inputs(m).disk_io_cores, 0.6);
+  auto gemm_end_s = [](const Machine& profile, int gemms) {
+    std::string ops =
+        R"({"name": "read", "kind": "disk_read", "disk": "disk0", "to": "cpu0", "bytes": "120MB"})";
+    for (int i = 0; i < gemms; ++i)
+      ops +=
+          R"(, {"name": "mm)" + std::to_string(i) +
+          R"(", "kind": "compute", "device": "cpu0", "gemm": {"m": 1000, "n": 1000, "k": 1000}, "stream": )" +
+          std::to_string(i) + "}";
+    const WorkloadFile w =
+        parse_workload_json(R"({"name": "io", "ops": [)" + ops + "]}", "io.json");
+    const SimulationResult r = simulate_isolated(profile, build_workload_graph(w, profile));
+    return static_cast<double>(r.end_ns[1]) * 1e-9;
+  };
+  // Both cores busy: the GEMMs share what the I/O leaves, 1.4 cores, 0.7 each: 40 / 0.7 ms.
+  EXPECT_NEAR(gemm_end_s(m, 2), 0.040 / 0.7, 1e-6);
+  // One GEMM: the other core holds the I/O, the GEMM keeps its own (40 ms).
+  EXPECT_NEAR(gemm_end_s(m, 1), 0.040, 1e-6);
+  // Without the figure (bare metal, older profiles): the I/O costs the cores nothing.
+  EXPECT_NEAR(gemm_end_s(build_profile(sample_inputs(), "x"), 2), 0.040, 1e-6);
 }
 
 TEST(Profile, RandomDiskOpsTakeTheMeasuredRequestTimes) {

@@ -62,6 +62,10 @@ TEST(TopologyErrors, WrongType) {
                "'cores' must be an integer, got 'many'");
   expect_error(machine("{name: cpu0, kind: cpu, all_streams_busy_speed: 1.2}"), 3,
                "'all_streams_busy_speed' must be in (0, 1], got 1.2");
+  expect_error(machine("{name: cpu0, kind: cpu, cores: 2, disk_io_cores: 3}"), 3,
+               "'disk_io_cores' must be at most the CPU's cores (2), got 3");
+  expect_error(machine("{name: cpu0, kind: cpu, disk_io_cores: -1}"), 3,
+               "'disk_io_cores' must be zero or positive, got '-1'");
   expect_error("name: t\ndevices: {name: cpu0}\n", 2, "'devices' must be a list, got a map");
   expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
                        "{between: [gpu0, cpu0], type: pcie, full_duplex: maybe}"),

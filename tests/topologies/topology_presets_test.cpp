@@ -237,6 +237,7 @@ devices:
     dispatch_latency: 20us
     compute_streams: 2
     all_streams_busy_speed: 0.9
+    disk_io_cores: 0.75
     copy_streams: 3
     dram: {channels: 6, bandwidth_per_channel: 21.3GB/s, first_access: 90ns, burst_word: 0.25ns, capacity: 384GiB}
   - {name: gpu0, kind: gpu, model: a100, fp32_peak: 20TFLOPS, fp16_peak: 300 TFLOP/s, memory_bandwidth: 2TB/s,
@@ -266,6 +267,7 @@ links:
   EXPECT_DOUBLE_EQ(cpu.dispatch_s, 20e-6);
   EXPECT_EQ(cpu.compute_streams, 2);
   EXPECT_EQ(cpu.all_streams_busy_speed, 0.9);
+  EXPECT_EQ(cpu.disk_io_cores, 0.75);
   EXPECT_EQ(cpu.copy_streams, 3);
   EXPECT_EQ(cpu.dram.channels, 6);
   EXPECT_DOUBLE_EQ(cpu.dram.bytes_per_s_per_channel, 21.3e9);
