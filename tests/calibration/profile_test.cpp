@@ -431,7 +431,10 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   }
   for (const Measurement& m : r.measurements) {
     ASSERT_EQ(m.samples.size(), 3u) << m.name;
-    for (double s : m.samples) EXPECT_TRUE(std::isfinite(s) && s > 0) << m.name;
+    // Cores that disk I/O takes from busy ones: none at all where the host does it elsewhere.
+    const bool may_be_zero = m.name == "disk I/O cores beside busy cores";
+    for (double s : m.samples)
+      EXPECT_TRUE(std::isfinite(s) && (s > 0 || (may_be_zero && s == 0))) << m.name;
     // Repeatability: noisy exactly when the samples spread by more than 5%.
     EXPECT_EQ(m.noisy(), m.spread > 0.05) << m.name;
   }
