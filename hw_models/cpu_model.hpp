@@ -9,11 +9,16 @@
 namespace opsim {
 
 /// One thread's rate on a memory-bound pass (an elementwise kernel) over `working_set_bytes`:
-/// a set that fits in cache runs faster than DRAM allows.
+/// a set that fits in cache runs faster than DRAM allows. Also one memcpy thread's rate by
+/// bytes copied (`CpuModel::copy_stream_rates`).
 struct MemoryPassRate {
   double working_set_bytes = 0;
   double bytes_per_s = 0;
 };
+
+/// The rate at `bytes` from rates measured at increasing sizes: interpolated in log size
+/// between measured points, the end points beyond them; 0 when `rates` is empty.
+double rate_at_size(const std::vector<MemoryPassRate>& rates, double bytes);
 
 struct CpuModel {
   int cores = 8;              ///< physical cores
@@ -35,6 +40,10 @@ struct CpuModel {
   /// Most bytes per second one memcpy thread copies (one thread does not saturate DRAM);
   /// 0: no limit beyond the DRAM's.
   double copy_stream_bytes_per_s = 0;
+  /// One memcpy thread's rate by bytes copied, increasing sizes (`opsim calibrate`): not
+  /// monotonic, since glibc's memcpy switches to non-temporal stores above a size (99 MiB on
+  /// a host with 260 MiB of L3: 7.3 GB/s at 96 MiB, 11.7 at 128). Empty: copy_stream_bytes_per_s.
+  std::vector<MemoryPassRate> copy_stream_rates;
   DramModel dram;
   /// Measured memory-bound rates by working set, increasing sizes (`opsim calibrate`).
   /// Empty: every memory-bound pass runs at DRAM bandwidth x efficiency.
@@ -47,6 +56,8 @@ struct CpuModel {
   /// between measured points, the end points beyond them; DRAM bandwidth x efficiency when
   /// none were measured.
   double memory_pass_bytes_per_s(double bytes) const;
+  /// Most bytes per second one memcpy thread copies when it copies `bytes`; 0: no limit.
+  double copy_stream_bytes_per_s_for(double bytes) const;
 };
 
 }  // namespace opsim

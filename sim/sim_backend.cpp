@@ -49,8 +49,14 @@ enum RouteTag : std::uint8_t {
   kDiskWriteBesideReadRoute = 5,
   // Two or more sequential reads at once: their path without the media's one-read rate,
   // through a link at the rate they get together.
-  kDiskReadsTogetherRoute = 6
+  kDiskReadsTogetherRoute = 6,
+  // A memcpy within one CPU's memory that must keep its own size's rate (one memcpy
+  // thread's, CpuModel::copy_stream_rates) beside others: its membus plus a lane link of
+  // its own, set to that rate while the copy runs. Tags kCopyLaneRoute .. + kCopyLanes - 1.
+  kCopyLaneRoute = 7
 };
+constexpr int kCopyLanes = 8;
+constexpr double kUnboundedLaneBytesPerS = 1e18;
 
 struct RouteEntry {
   DeviceId dst = kNoDevice;
@@ -65,6 +71,7 @@ struct Route {
   std::uint32_t link_begin = 0;  // its links in Impl::route_links
   std::uint32_t link_count = 0;
   double flow_cap_bytes_per_s = 0;  // most one flow may take (a memcpy thread); 0: none
+  double path_bytes_per_s = 0;      // bytes_per_s before the flow cap
 };
 
 constexpr std::uint32_t kNoSlot = UINT32_MAX;
@@ -94,6 +101,10 @@ struct Slot {
   double comm_start_s = 0;  // when the flow's bytes start moving (after its delay)
   OpId op = 0;
   std::uint32_t route = 0;
+  // A memcpy's own cap (one thread's rate at this op's size); 0: its route's.
+  double flow_cap_bytes_per_s = 0;
+  int copy_lane = -1;            // the lane (kCopyLaneRoute) this memcpy holds; -1: none
+  DeviceId copy_on = kNoDevice;  // the CPU whose lane it is
   Phase phase = Phase::kFree;
   bool holds_links = false;            // counted in LinkState::flows
   std::uint32_t requests_left = 0;     // kDiskRequests: random reads still to serve
@@ -122,6 +133,9 @@ struct SimBackend::Impl {
   CompletionSink* sink = nullptr;
 
   std::vector<sg4::Host*> compute_host;  // per device (CPU, GPU, disk)
+  // Per CPU whose memcpy rate depends on size: its kCopyLanes lane links, which are busy.
+  std::vector<std::vector<sg4::Link*>> copy_lanes;
+  std::vector<std::uint32_t> copy_lanes_busy;
   // Per device: a bound on each exec when its host is one pooled core (a CPU whose streams
   // slow down when all are busy); 0: none.
   std::vector<double> exec_bound;
@@ -164,6 +178,17 @@ struct SimBackend::Impl {
     return static_cast<std::uint32_t>(slots.size() - 1);
   }
 
+  // The most a flow may take, and its rate alone on its path.
+  double flow_cap(const Slot& s) const {
+    return s.flow_cap_bytes_per_s > 0 ? s.flow_cap_bytes_per_s
+                                      : routes[s.route].flow_cap_bytes_per_s;
+  }
+  double alone_bytes_per_s(const Slot& s) const {
+    const Route& r = routes[s.route];
+    return s.flow_cap_bytes_per_s > 0 ? std::min(r.path_bytes_per_s, s.flow_cap_bytes_per_s)
+                                      : r.bytes_per_s;
+  }
+
   void set_timer(double date_s, std::uint32_t slot) {
     SimBackend* backend = g_active_backend;
     slots[slot].timer =
@@ -200,8 +225,7 @@ struct SimBackend::Impl {
     // the cap does not bind while two run together; a copy left running alone after sharing
     // gets the whole membus (the two-stream rate when that is higher). A bound that must hold
     // beside other flows is a link on the route (kDiskReadBesideRandomRoute).
-    if (routes[s.route].flow_cap_bytes_per_s > 0)
-      comm->set_rate(routes[s.route].flow_cap_bytes_per_s);
+    if (flow_cap(s) > 0) comm->set_rate(flow_cap(s));
     comm->set_source(routes[s.route].source)->set_destination(sink_host);
     comm->set_payload_size(bytes);
     comm->set_data(slot_to_data(slot));
@@ -249,7 +273,7 @@ struct SimBackend::Impl {
     t.comm_start_s = now_s + delay_s;
     if (alone) {
       t.phase = Phase::kClosedForm;
-      set_timer(t.comm_start_s + t.bytes / r.bytes_per_s, slot);
+      set_timer(t.comm_start_s + t.bytes / alone_bytes_per_s(t), slot);
     } else if (delay_s > 0) {
       t.phase = Phase::kDelayThenComm;
       set_timer(t.comm_start_s, slot);
@@ -273,7 +297,7 @@ struct SimBackend::Impl {
       set_timer(s.comm_start_s, slot);
       return;
     }
-    const double remaining = s.bytes - (now_s - s.comm_start_s) * r.bytes_per_s;
+    const double remaining = s.bytes - (now_s - s.comm_start_s) * alone_bytes_per_s(s);
     if (remaining < 1) return;  // ends now anyway: let its timer end it
     s.timer->remove();
     s.timer = nullptr;
@@ -346,7 +370,7 @@ struct SimBackend::Impl {
         if (now_s < s.comm_start_s)
           delay_s = s.comm_start_s - now_s;
         else if (s.phase == Phase::kClosedForm)
-          s.bytes -= (now_s - s.comm_start_s) * routes[s.route].bytes_per_s;
+          s.bytes -= (now_s - s.comm_start_s) * alone_bytes_per_s(s);
       }
       release_links(slot);
       s.route = route;
@@ -394,6 +418,10 @@ struct SimBackend::Impl {
   void finish(std::uint32_t slot) {
     Slot& s = slots[slot];
     release_links(slot);
+    if (s.copy_lane >= 0) {
+      copy_lanes_busy[s.copy_on] &= ~(1u << s.copy_lane);
+      s.copy_lane = -1;
+    }
     if (s.io_cpu != kNoDevice) {
       disk_io_ended(s.io_cpu);
       s.io_cpu = kNoDevice;
@@ -597,6 +625,11 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   for (OpId id = 0; id < graph.size(); ++id) {
     const Op& op = graph.op(id);
     if (op.kind == OpKind::kCopy) want(kCopyRoute, op.device, op.peer);
+    if (op.kind == OpKind::kCopy && op.device == op.peer &&
+        devices[op.device].kind == DeviceKind::kCpu &&
+        !devices[op.device].cpu.copy_stream_rates.empty())
+      for (int lane = 0; lane < kCopyLanes; ++lane)
+        want(static_cast<std::uint8_t>(kCopyLaneRoute + lane), op.device, op.peer);
     if (op.kind == OpKind::kDiskRead) want_disk_routes(op.device, op.peer, true);
     if (op.kind == OpKind::kDiskWrite) want_disk_routes(op.device, op.peer, false);
   }
@@ -619,6 +652,8 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   }
 
   std::vector<sg4::Link*> membus(n, nullptr);
+  m.copy_lanes.assign(n, {});
+  m.copy_lanes_busy.assign(n, 0);
   std::vector<sg4::SplitDuplexLink*> media(n, nullptr);
   // Per disk: the links of its Beside routes (RouteTag), made on first use.
   std::vector<sg4::Link*> beside_random(n, nullptr), beside_write(n, nullptr),
@@ -685,6 +720,18 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
           membus[src] = zone->create_link(dev.name + "/membus", bw / 2)->set_latency(0)->seal();
         }
         path.emplace_back(membus[src]);
+        if (tag >= kCopyLaneRoute) {
+          // Unbounded until a copy takes the lane and sets its rate (launch_into).
+          auto& lanes = m.copy_lanes[src];
+          if (lanes.empty())
+            for (int lane = 0; lane < kCopyLanes; ++lane)
+              lanes.push_back(
+                  zone->create_link(devices[src].name + "/copy-lane-" + std::to_string(lane),
+                                    kUnboundedLaneBytesPerS)
+                      ->set_latency(0)
+                      ->seal());
+          path.emplace_back(lanes[tag - kCopyLaneRoute]);
+        }
       } else {
         for (const Hop& hop : machine.route(src, dst)) {
           path.emplace_back(
@@ -711,6 +758,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
       r.bytes_per_s = std::min(r.bytes_per_s, link_bytes_per_s[l]);
     }
     r.link_count = static_cast<std::uint32_t>(m.route_links.size()) - r.link_begin;
+    r.path_bytes_per_s = r.bytes_per_s;
     if (src == dst && devices[src].kind == DeviceKind::kCpu &&
         devices[src].cpu.copy_stream_bytes_per_s > 0) {
       // One memcpy thread copies at most this fast, however idle the DRAM.
@@ -733,6 +781,8 @@ void SimBackend::launch(const OpLaunch& launch) {
     s.op = launch.id;
     s.start_ns = now_ns();
     s.bytes = op.bytes;
+    s.flow_cap_bytes_per_s = 0;
+    s.copy_lane = -1;
   }
   ++m.in_flight;
   try {
@@ -779,8 +829,8 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
           src.kind == DeviceKind::kCpu) {
         // A memcpy is a CPU thread's work: it takes a core at half the DRAM bandwidth.
         double bytes_per_s = src.cpu.dram.bytes_per_s() / 2;
-        if (src.cpu.copy_stream_bytes_per_s > 0)
-          bytes_per_s = std::min(bytes_per_s, src.cpu.copy_stream_bytes_per_s);
+        if (src.cpu.copy_stream_bytes_per_s_for(op.bytes) > 0)
+          bytes_per_s = std::min(bytes_per_s, src.cpu.copy_stream_bytes_per_s_for(op.bytes));
         const double seconds = op.bytes / bytes_per_s;
         if (seconds > 0)
           m.start_exec(slot, m.compute_host[op.device], seconds, m.exec_bound[op.device]);
@@ -788,8 +838,24 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
           m.delay_then_finish(slot, 0);
         break;
       }
-      const std::uint32_t route = m.find_route(op.device, op.peer, kCopyRoute);
-      m.slots[slot].route = route;
+      std::uint32_t route = m.find_route(op.device, op.peer, kCopyRoute);
+      Slot& s = m.slots[slot];
+      if (op.device == op.peer && src.kind == DeviceKind::kCpu) {
+        s.flow_cap_bytes_per_s = src.cpu.copy_stream_bytes_per_s_for(op.bytes);
+        // A free lane keeps that rate beside other copies (SimGrid ignores Comm::set_rate).
+        const auto& lanes = m.copy_lanes[op.device];
+        for (int lane = 0; lane < static_cast<int>(lanes.size()); ++lane) {
+          if (m.copy_lanes_busy[op.device] & (1u << lane)) continue;
+          m.copy_lanes_busy[op.device] |= 1u << lane;
+          s.copy_lane = lane;
+          s.copy_on = op.device;
+          if (s.flow_cap_bytes_per_s > 0) lanes[lane]->set_bandwidth(s.flow_cap_bytes_per_s);
+          route =
+              m.find_route(op.device, op.peer, static_cast<std::uint8_t>(kCopyLaneRoute + lane));
+          break;
+        }
+      }
+      s.route = route;
       // A GPU's copy engine drives it: the source's, else the destination's.
       const Device& dst = m.machine->device(op.peer);
       const double launch_s = src.kind == DeviceKind::kGpu   ? src.gpu.copy_launch_s

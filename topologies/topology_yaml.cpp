@@ -52,11 +52,14 @@ constexpr std::string_view kCpuKeysData[] = {"name",
                                              "disk_io_cores",
                                              "copy_streams",
                                              "copy_stream_bandwidth",
+                                             "copy_stream_rates",
                                              "dram",
                                              "memory_pass_rates"};
 constexpr Keys kCpuKeys{kCpuKeysData};
 constexpr std::string_view kPassRateKeysData[] = {"working_set", "bandwidth"};
 constexpr Keys kPassRateKeys{kPassRateKeysData};
+constexpr std::string_view kCopyRateKeysData[] = {"bytes", "bandwidth"};
+constexpr Keys kCopyRateKeys{kCopyRateKeysData};
 constexpr std::string_view kDramKeysData[] = {"channels", "bandwidth_per_channel", "first_access",
                                               "burst_word", "capacity"};
 constexpr Keys kDramKeys{kDramKeysData};
@@ -365,26 +368,30 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
       dram.capacity_bytes = quantity(v, "capacity", kSize, Bound::kPositive);
     });
   });
-  optional(node, "memory_pass_rates", [&](const YAML::Node& list) {
-    if (!list.IsSequence())
-      fail(list.Mark(),
-           "'memory_pass_rates' must be a list such as "
-           "[{working_set: 8MB, bandwidth: 30GB/s}], got " +
-               node_type_name(list));
-    for (const YAML::Node& item : list) {
-      check_map(item, kPassRateKeys, "an entry of memory_pass_rates of " + what);
-      MemoryPassRate rate;
-      rate.working_set_bytes = quantity(required(item, "working_set", "memory_pass_rates entry"),
-                                        "working_set", kSize, Bound::kPositive);
-      rate.bytes_per_s = quantity(required(item, "bandwidth", "memory_pass_rates entry"),
-                                  "bandwidth", kBandwidth, Bound::kPositive);
-      if (!cpu.memory_pass_rates.empty() &&
-          rate.working_set_bytes <= cpu.memory_pass_rates.back().working_set_bytes)
-        fail(item.Mark(),
-             "memory_pass_rates of " + what + " must list increasing working sets, one rate each");
-      cpu.memory_pass_rates.push_back(rate);
-    }
-  });
+  // A list of rates at increasing sizes: {<size_key>: SIZE, bandwidth: RATE}.
+  auto size_rates = [&](const char* key, const char* size_key, const Keys& keys,
+                        std::vector<MemoryPassRate>& rates) {
+    optional(node, key, [&](const YAML::Node& list) {
+      const std::string k = key;
+      if (!list.IsSequence())
+        fail(list.Mark(), "'" + k + "' must be a list such as [{" + size_key +
+                              ": 8MB, bandwidth: 30GB/s}], got " + node_type_name(list));
+      for (const YAML::Node& item : list) {
+        check_map(item, keys, "an entry of " + k + " of " + what);
+        MemoryPassRate rate;
+        rate.working_set_bytes =
+            quantity(required(item, size_key, k + " entry"), size_key, kSize, Bound::kPositive);
+        rate.bytes_per_s = quantity(required(item, "bandwidth", k + " entry"), "bandwidth",
+                                    kBandwidth, Bound::kPositive);
+        if (!rates.empty() && rate.working_set_bytes <= rates.back().working_set_bytes)
+          fail(item.Mark(),
+               k + " of " + what + " must list increasing " + size_key + " values, one rate each");
+        rates.push_back(rate);
+      }
+    });
+  };
+  size_rates("memory_pass_rates", "working_set", kPassRateKeys, cpu.memory_pass_rates);
+  size_rates("copy_stream_rates", "bytes", kCopyRateKeys, cpu.copy_stream_rates);
   return cpu;
 }
 
@@ -830,14 +837,18 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       out << YAML::Key << "burst_word" << YAML::Value << duration_text(c.dram.burst_word_s);
       out << YAML::Key << "capacity" << YAML::Value << size_text(c.dram.capacity_bytes);
       out << YAML::EndMap;
-      if (!c.memory_pass_rates.empty()) {
-        out << YAML::Key << "memory_pass_rates" << YAML::Value << YAML::BeginSeq;
-        for (const MemoryPassRate& r : c.memory_pass_rates)
-          out << YAML::BeginMap << YAML::Key << "working_set" << YAML::Value
+      auto size_rates = [&](const char* key, const char* size_key,
+                            const std::vector<MemoryPassRate>& rates) {
+        if (rates.empty()) return;
+        out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
+        for (const MemoryPassRate& r : rates)
+          out << YAML::BeginMap << YAML::Key << size_key << YAML::Value
               << size_text(r.working_set_bytes) << YAML::Key << "bandwidth" << YAML::Value
               << bandwidth_text(r.bytes_per_s) << YAML::EndMap;
         out << YAML::EndSeq;
-      }
+      };
+      size_rates("memory_pass_rates", "working_set", c.memory_pass_rates);
+      size_rates("copy_stream_rates", "bytes", c.copy_stream_rates);
       break;
     }
     case DeviceKind::kGpu: {
@@ -1018,12 +1029,16 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
                  p.dram.burst_word_s != q.dram.burst_word_s ||
                  p.dram.capacity_bytes != q.dram.capacity_bytes,
              at + "dram model");
-      bool same_rates = p.memory_pass_rates.size() == q.memory_pass_rates.size();
-      for (std::size_t r = 0; same_rates && r < p.memory_pass_rates.size(); ++r)
-        same_rates =
-            p.memory_pass_rates[r].working_set_bytes == q.memory_pass_rates[r].working_set_bytes &&
-            p.memory_pass_rates[r].bytes_per_s == q.memory_pass_rates[r].bytes_per_s;
-      differ(!same_rates, at + "memory pass rates");
+      auto same_rates = [](const std::vector<MemoryPassRate>& u,
+                           const std::vector<MemoryPassRate>& v) {
+        bool same = u.size() == v.size();
+        for (std::size_t r = 0; same && r < u.size(); ++r)
+          same = u[r].working_set_bytes == v[r].working_set_bytes &&
+                 u[r].bytes_per_s == v[r].bytes_per_s;
+        return same;
+      };
+      differ(!same_rates(p.memory_pass_rates, q.memory_pass_rates), at + "memory pass rates");
+      differ(!same_rates(p.copy_stream_rates, q.copy_stream_rates), at + "copy stream rates");
     }
     if (x.kind == DeviceKind::kGpu && y.kind == x.kind) {
       const GpuModel &p = x.gpu, &q = y.gpu;

@@ -117,6 +117,8 @@ struct ProfileInputs {
   std::vector<MemoryPassRate> memory_pass_rates;
   double memcpy_bytes_per_s = 0;              ///< bytes copied per second, one stream
   double memcpy_two_streams_bytes_per_s = 0;  ///< the same, two streams together (0: unknown)
+  /// One stream's memcpy rate by bytes copied, increasing; the largest is memcpy_bytes_per_s's.
+  std::vector<MemoryPassRate> copy_stream_rates;
   double first_access_s = 0;
   double disk_read_bytes_per_s = 0;
   double disk_write_bytes_per_s = 0;

@@ -290,6 +290,53 @@ TEST(Profile, MemcpySharesTheComputeCoreWhenAsked) {
   EXPECT_NEAR(simulate_isolated(m, g).makespan_s, 0.040, 1e-6);
 }
 
+TEST(Profile, MemcpyTakesTheRateMeasuredAtItsSize) {
+  ProfileInputs in = sample_inputs();
+  in.memcpy_two_streams_bytes_per_s = 15e9;
+  // glibc's memcpy below its non-temporal threshold (96 MiB) is slower than above (128 MiB).
+  in.copy_stream_rates = {
+      {8.0 * (1 << 20), 14e9}, {96.0 * (1 << 20), 7e9}, {128.0 * (1 << 20), 12e9}};
+  in.memcpy_bytes_per_s = 12e9;
+  const Machine m = build_profile(in, "calibrated-test");
+  const CpuModel& cpu = m.device(*m.find_device("cpu0")).cpu;
+  EXPECT_EQ(cpu.copy_stream_bytes_per_s_for(96.0 * (1 << 20)), 7e9);
+  EXPECT_EQ(cpu.copy_stream_bytes_per_s_for(1 << 20), 14e9);  // below: the smallest's
+  EXPECT_EQ(cpu.copy_stream_bytes_per_s_for(1e12), 12e9);     // above: the largest's
+  EXPECT_NEAR(cpu.copy_stream_bytes_per_s_for(std::sqrt(96.0 * 128) * (1 << 20)), 9.5e9, 1e3);
+  EXPECT_EQ(machine_difference(m, build_profile(profile_inputs(m), "calibrated-test")), "");
+  auto simulated_s = [&](const std::string& ops, bool on_compute_cores) {
+    const OpGraph g = build_workload_graph(parse_workload_json(ops, "w.json"), m);
+    SimulateOptions options;
+    options.backend.cpu_copies_on_compute_cores = on_compute_cores;
+    return simulate_isolated(m, g, options).makespan_s;
+  };
+  for (bool on_cores : {false, true}) {
+    SCOPED_TRACE(on_cores);
+    // Two 96 MiB copies one after the other at 7 GB/s; one 128 MiB at 12 GB/s.
+    EXPECT_NEAR(simulated_s(R"({"ops": [
+        {"name": "a", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "96MiB"},
+        {"name": "b", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "96MiB", "after": ["a"]}]})",
+                            on_cores),
+                2 * 96.0 * (1 << 20) / 7e9, 1e-6);
+    EXPECT_NEAR(simulated_s(R"({"ops": [
+        {"name": "a", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "128MiB"}]})",
+                            on_cores),
+                128.0 * (1 << 20) / 12e9, 1e-6);
+  }
+  // Two at once, each on its own memcpy stream: the DRAM takes 15 GB/s, each thread 7 at
+  // this size, so each keeps its 7 (and a 128 MiB pair shares the 15).
+  EXPECT_NEAR(simulated_s(R"({"ops": [
+      {"name": "a", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "96MiB", "stream": 0},
+      {"name": "b", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "96MiB", "stream": 1}]})",
+                          false),
+              96.0 * (1 << 20) / 7e9, 1e-6);
+  EXPECT_NEAR(simulated_s(R"({"ops": [
+      {"name": "a", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "128MiB", "stream": 0},
+      {"name": "b", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "128MiB", "stream": 1}]})",
+                          false),
+              2 * 128.0 * (1 << 20) / 15e9, 1e-6);
+}
+
 TEST(Profile, ProfileInputsInvertBuildProfile) {
   ProfileInputs in = sample_inputs();
   in.memcpy_two_streams_bytes_per_s = 11e9;

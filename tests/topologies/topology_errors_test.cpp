@@ -83,10 +83,24 @@ TEST(TopologyErrors, MemoryPassRates) {
                "bandwidth");
   expect_error(machine("{name: cpu0, kind: cpu, memory_pass_rates: [{working_set: 8MB, "
                        "bandwidth: 20GB/s}, {working_set: 2MB, bandwidth: 30GB/s}]}"),
-               3, "increasing working sets");
+               3, "increasing working_set values");
   expect_error(machine("{name: cpu0, kind: cpu, memory_pass_rates: [{working_set: 8MB, "
                        "bandwidth: 20GB/s, size: 1}]}"),
                3, "unknown key 'size'");
+}
+
+TEST(TopologyErrors, CopyStreamRates) {
+  expect_error(machine("{name: cpu0, kind: cpu, copy_stream_rates: 8GB/s}"), 3,
+               "'copy_stream_rates' must be a list such as [{bytes: 8MB");
+  expect_error(machine("{name: cpu0, kind: cpu, copy_stream_rates: [{bytes: 96MiB, "
+                       "bandwidth: 7GB/s}, {bytes: 8MiB, bandwidth: 14GB/s}]}"),
+               3, "must list increasing bytes values");
+  expect_error(machine("{name: cpu0, kind: cpu, copy_stream_rates: [{working_set: 8MB, "
+                       "bandwidth: 20GB/s}]}"),
+               3, "unknown key 'working_set'");
+  expect_error(machine("{name: cpu0, kind: cpu, copy_stream_rates: [{bytes: 8MB, "
+                       "bandwidth: -1GB/s}]}"),
+               3, "bandwidth");
 }
 
 TEST(TopologyErrors, MissingRequiredKey) {

@@ -347,7 +347,8 @@ name: measured
 devices:
   - {name: cpu0, kind: cpu, copy_stream_bandwidth: 12GB/s,
      memory_pass_rates: [{working_set: 2MiB, bandwidth: 30GB/s},
-                                                {working_set: 128MiB, bandwidth: 15GB/s}]}
+                                                {working_set: 128MiB, bandwidth: 15GB/s}],
+     copy_stream_rates: [{bytes: 96MiB, bandwidth: 7.3GB/s}, {bytes: 128MiB, bandwidth: 11.7GB/s}]}
   - {name: disk0, kind: disk, type: ssd, random_read_wait_beside_sequential: 330us,
      sequential_read_beside_random: 250MB/s, sequential_read_beside_write: 300MB/s,
      sequential_write_beside_read: 200MB/s, sequential_reads_together: 1.5GB/s}
@@ -370,6 +371,12 @@ links:
   Machine changed = again;
   changed.mutable_device(id(changed, "cpu0")).cpu.memory_pass_rates[1].bytes_per_s = 16e9;
   EXPECT_NE(machine_difference(m, changed), "");
+  ASSERT_EQ(cpu.copy_stream_rates.size(), 2u);
+  EXPECT_EQ(cpu.copy_stream_rates[0].working_set_bytes, 96.0 * (1 << 20));
+  EXPECT_EQ(cpu.copy_stream_bytes_per_s_for(96.0 * (1 << 20)), 7.3e9);
+  changed = again;
+  changed.mutable_device(id(changed, "cpu0")).cpu.copy_stream_rates[0].bytes_per_s = 7e9;
+  EXPECT_EQ(machine_difference(m, changed), "device 0 ('cpu0'): copy stream rates");
 }
 
 TEST(TopologyYaml, NameDefaultsToTheFileStem) {
