@@ -223,8 +223,9 @@ struct SimBackend::Impl {
     // rate_ to the CommImpl): a capped flow is capped only in closed form, alone on its links.
     // Copies within one CPU's memory, the only capped routes, share a membus sized so that
     // the cap does not bind while two run together; a copy left running alone after sharing
-    // gets the whole membus (the two-stream rate when that is higher). A bound that must hold
-    // beside other flows is a link on the route (kDiskReadBesideRandomRoute).
+    // gets the whole membus (the two-stream rate when that is higher) unless it holds a copy
+    // lane (kCopyLaneRoute). A bound that must hold beside other flows is a link on the route
+    // (kDiskReadBesideRandomRoute, the copy lanes).
     if (flow_cap(s) > 0) comm->set_rate(flow_cap(s));
     comm->set_source(routes[s.route].source)->set_destination(sink_host);
     comm->set_payload_size(bytes);
@@ -787,8 +788,11 @@ void SimBackend::launch(const OpLaunch& launch) {
   ++m.in_flight;
   try {
     launch_into(slot, launch);
-  } catch (...) {  // thrown before anything started: give the slot back
-    m.slots[slot].phase = Phase::kFree;
+  } catch (...) {  // thrown before anything started: give the slot (and its lane) back
+    Slot& s = m.slots[slot];
+    if (s.copy_lane >= 0) m.copy_lanes_busy[s.copy_on] &= ~(1u << s.copy_lane);
+    s.copy_lane = -1;
+    s.phase = Phase::kFree;
     m.free_slots.push_back(slot);
     --m.in_flight;
     throw;
