@@ -20,6 +20,7 @@
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "experiments/calibration/accuracy.hpp"
+#include "experiments/calibration/memcpy_sizes.hpp"
 
 namespace opsim::calibration {
 namespace {
@@ -455,13 +456,12 @@ Calibrator::State::State(const CalibrationOptions& o)
     items.push_back({"elementwise " + std::to_string(bytes >> 20) + " MiB", "bytes/s",
                      [=] { return elementwise_rate(bytes, min_s); }});
   // memcpy's rate is not one number: smaller copies run from cache, and glibc switches to
-  // non-temporal stores above a threshold (99 MiB here), below which a copy that misses the
-  // cache is slower than one above (7.3 against 11.7 GB/s). The simulator interpolates.
-  for (std::size_t mb : {8, 32, 64, 96})
-    if ((mb << 20) < memcpy_bytes) copy_sizes.push_back(mb << 20);
+  // non-temporal stores above a threshold, either side of which a copy that misses the cache
+  // runs at its own rate (memcpy_sizes.hpp). The simulator interpolates between the sizes.
+  copy_sizes = memcpy_calibration_sizes(memcpy_bytes, memcpy_non_temporal_threshold_bytes());
   for (std::size_t bytes : copy_sizes)
-    items.push_back({"memcpy " + std::to_string(bytes >> 20) + " MiB", "bytes/s",
-                     [=] { return memcpy_rate(bytes, 1, min_s); }});
+    items.push_back(
+        {memcpy_measurement_name(bytes), "bytes/s", [=] { return memcpy_rate(bytes, 1, min_s); }});
   items.push_back({"dram first access", "s",
                    [chase = plan.chase_bytes, min_s] { return chase_latency(chase, min_s); }});
 
@@ -711,8 +711,7 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
     in.copy_stream_rates.clear();
     for (std::size_t bytes : copy_sizes)
       in.copy_stream_rates.push_back(
-          {static_cast<double>(bytes),
-           report.get("memcpy " + std::to_string(bytes >> 20) + " MiB").value});
+          {static_cast<double>(bytes), report.get(memcpy_measurement_name(bytes)).value});
     in.copy_stream_rates.push_back({static_cast<double>(plan.memcpy_bytes), in.memcpy_bytes_per_s});
   }
   if (measured("dram first access")) in.first_access_s = report.get("dram first access").value;
