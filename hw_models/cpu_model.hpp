@@ -32,6 +32,11 @@ struct CpuModel {
   /// alone (0, 1]: all cores at once run at a lower clock (all-core turbo) and share caches
   /// and memory. Between, the streams share compute_streams x this of one stream's speed.
   double all_streams_busy_speed = 1.0;
+  /// A compute stream's speed, as a fraction of its speed alone, while the program's host
+  /// dispatch (a thread busy-waiting on the clock) runs on another core (0, 1]: 1 where the
+  /// busy wait contends for nothing the stream needs, about 1/2 where the host runs the two
+  /// vCPUs on one physical core. Streams beside a dispatch share the other cores' speed at this.
+  double beside_dispatch_speed = 1.0;
   /// Cores that disk I/O into or out of this CPU's memory takes from its compute streams
   /// while it runs (`opsim calibrate` measures it): on a VM the host's I/O thread shares the
   /// vCPUs' time (here ~0.7 of 2 cores); 0 on bare metal, where a DMA engine moves the data.

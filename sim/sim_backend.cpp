@@ -115,6 +115,7 @@ struct Slot {
   DeviceId write_on = kNoDevice;       // a sequential write: counted on this disk
   DeviceId write_from = kNoDevice;     // a disk write: the memory it writes from
   DeviceId io_cpu = kNoDevice;         // a disk op: the CPU whose cores its I/O takes from
+  DeviceId dispatch_on = kNoDevice;    // a host dispatch: the pooled CPU it runs on
 };
 
 SimBackend* g_active_backend = nullptr;
@@ -139,6 +140,8 @@ struct SimBackend::Impl {
   // Per device: a bound on each exec when its host is one pooled core (a CPU whose streams
   // slow down when all are busy); 0: none.
   std::vector<double> exec_bound;
+  // Per pooled CPU: host dispatches running on it. While any does, the host is in pstate 1.
+  std::vector<int> dispatches_on;
   std::vector<sg4::Host*> program_host;  // per CPU: the issuing program's thread
   sg4::Host* sink_host = nullptr;        // destination of every comm
   std::vector<Route> routes;
@@ -427,6 +430,10 @@ struct SimBackend::Impl {
       disk_io_ended(s.io_cpu);
       s.io_cpu = kNoDevice;
     }
+    if (s.dispatch_on != kNoDevice) {
+      if (--dispatches_on[s.dispatch_on] == 0) compute_host[s.dispatch_on]->set_pstate(0);
+      s.dispatch_on = kNoDevice;
+    }
     if (s.sequential_on != kNoDevice) {
       const DeviceId disk = s.sequential_on;
       s.sequential_on = kNoDevice;
@@ -540,6 +547,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   sg4::NetZone* zone = sg4::create_star_zone("opsim");
   m.compute_host.assign(n, nullptr);
   m.exec_bound.assign(n, 0.0);
+  m.dispatches_on.assign(n, 0);
   m.program_host.assign(n, nullptr);
   for (DeviceId d = 0; d < n; ++d) {
     const Device& dev = devices[d];
@@ -552,9 +560,20 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
       // too, so several cores cannot express this.
       const double busy =
           std::max(dev.cpu.all_streams_busy_speed, 1.0 / static_cast<double>(streams));
-      const bool pooled = dev.kind == DeviceKind::kCpu && streams > 1 && busy < 1.0;
+      const double beside = dev.cpu.beside_dispatch_speed;
+      const bool pooled =
+          dev.kind == DeviceKind::kCpu && streams > 1 && (busy < 1.0 || beside < 1.0);
+      // Pstate 1, while a host dispatch runs: the busy wait holds a core of its own, and the
+      // streams left run at beside_dispatch_speed (measured: a busy wait is a lighter
+      // neighbour than a GEMM, 0.98-1.04 on this project's VM in calm minutes), times the
+      // pool's busy speed only where several of them are left to contend with each other.
+      const double others = static_cast<double>(streams - 1);
+      const double beside_dispatch = 1.0 + others * beside * (others > 1 ? busy : 1.0);
       sg4::Host* host =
-          zone->create_host(dev.name, pooled ? streams * busy * kWorkPerSecond : kWorkPerSecond);
+          pooled
+              ? zone->create_host(dev.name, std::vector<double>{streams * busy * kWorkPerSecond,
+                                                                beside_dispatch * kWorkPerSecond})
+              : zone->create_host(dev.name, kWorkPerSecond);
       if (dev.kind == DeviceKind::kCpu && !pooled) host->set_core_count(streams);
       m.exec_bound[d] = pooled ? kWorkPerSecond : 0.0;
       m.compute_host[d] = host->seal();
@@ -819,11 +838,15 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       if (host == nullptr)
         throw std::invalid_argument("SimBackend: host dispatch on '" +
                                     m.machine->device(launch.device).name + "', not a CPU");
-      if (op.seconds > 0)
-        m.start_exec(slot, host, op.seconds,
-                     host == m.compute_host[launch.device] ? m.exec_bound[launch.device] : 0.0,
+      const bool pooled = host == m.compute_host[launch.device] && m.exec_bound[launch.device] > 0;
+      if (op.seconds > 0) {
+        m.start_exec(slot, host, op.seconds, pooled ? m.exec_bound[launch.device] : 0.0,
                      /*first=*/true);
-      else
+        if (pooled) {
+          if (m.dispatches_on[launch.device]++ == 0) host->set_pstate(1);
+          m.slots[slot].dispatch_on = launch.device;
+        }
+      } else
         m.delay_then_finish(slot, 0);
       break;
     }

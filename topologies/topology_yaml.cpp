@@ -49,6 +49,7 @@ constexpr std::string_view kCpuKeysData[] = {"name",
                                              "dispatch_latency",
                                              "compute_streams",
                                              "all_streams_busy_speed",
+                                             "beside_dispatch_speed",
                                              "disk_io_cores",
                                              "copy_streams",
                                              "copy_stream_bandwidth",
@@ -338,6 +339,8 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
            [&](auto& v) { cpu.compute_streams = int(integer(v, "compute_streams", 1, 1 << 16)); });
   optional(node, "all_streams_busy_speed",
            [&](auto& v) { cpu.all_streams_busy_speed = fraction(v, "all_streams_busy_speed"); });
+  optional(node, "beside_dispatch_speed",
+           [&](auto& v) { cpu.beside_dispatch_speed = fraction(v, "beside_dispatch_speed"); });
   optional(node, "disk_io_cores", [&](auto& v) {
     cpu.disk_io_cores = quantity(v, "disk_io_cores", kNumber, Bound::kNonNegative);
     if (cpu.disk_io_cores > cpu.cores)
@@ -823,6 +826,9 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       if (c.all_streams_busy_speed != 1.0)
         out << YAML::Key << "all_streams_busy_speed" << YAML::Value
             << number_text(c.all_streams_busy_speed);
+      if (c.beside_dispatch_speed != 1.0)
+        out << YAML::Key << "beside_dispatch_speed" << YAML::Value
+            << number_text(c.beside_dispatch_speed);
       if (c.disk_io_cores > 0)
         out << YAML::Key << "disk_io_cores" << YAML::Value << number_text(c.disk_io_cores);
       out << YAML::Key << "copy_streams" << YAML::Value << c.copy_streams;
@@ -1021,6 +1027,7 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
                  p.compute_streams != q.compute_streams || p.copy_streams != q.copy_streams ||
                  p.copy_stream_bytes_per_s != q.copy_stream_bytes_per_s ||
                  p.all_streams_busy_speed != q.all_streams_busy_speed ||
+                 p.beside_dispatch_speed != q.beside_dispatch_speed ||
                  p.disk_io_cores != q.disk_io_cores,
              at + "cpu model");
       differ(p.dram.channels != q.dram.channels ||

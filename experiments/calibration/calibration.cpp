@@ -144,6 +144,25 @@ double disk_io_cores(std::size_t n, int threads, double min_s,
   return std::clamp(threads * (1.0 - beside / alone), 0.0, static_cast<double>(threads));
 }
 
+// A one-thread GEMM's speed while another thread busy-waits on the clock, as the program's
+// host dispatch does, against the same GEMM alone (half before, half after): 1 where the
+// wait contends for nothing the GEMM needs, about 1/2 where the two threads share a core.
+double gemm_speed_beside_busy_wait(std::size_t n, double min_s) {
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.f);
+  cpu::set_blas_threads(1);
+  const auto multiply = [&] { cpu::sgemm(a.data(), b.data(), c.data(), n, n, n); };
+  const double before = rate(1.0, min_s / 4, multiply);
+  std::atomic<bool> stop{false};
+  std::thread waiter([&] {
+    while (!stop.load(std::memory_order_relaxed)) cpu::busy_wait(200e-6);
+  });
+  const double beside = rate(1.0, min_s / 2, multiply);
+  stop = true;
+  waiter.join();
+  const double after = rate(1.0, min_s / 4, multiply);
+  return beside / (0.5 * (before + after));
+}
+
 // Aggregate bytes copied per second by `streams` threads, each copying its own buffers.
 double memcpy_rate(std::size_t bytes, int streams, double min_s) {
   std::vector<std::vector<char>> src(streams), dst(streams);
@@ -214,6 +233,7 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.hardware_threads = cpu.cores;
   in.compute_streams = cpu.compute_streams;
   in.all_streams_busy_speed = cpu.all_streams_busy_speed;
+  in.beside_dispatch_speed = cpu.beside_dispatch_speed;
   in.gemm_flops_per_s_per_stream =
       cpu.peak_flops_per_s() * cpu.efficiency / std::max(1, cpu.compute_streams);
   in.elementwise_bytes_per_s = cpu.efficiency * cpu.dram.bytes_per_s();
@@ -302,6 +322,7 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   cpu.dispatch_s = in.dispatch_s;
   cpu.compute_streams = streams;
   cpu.all_streams_busy_speed = std::clamp(in.all_streams_busy_speed, 1.0 / streams, 1.0);
+  cpu.beside_dispatch_speed = std::clamp(in.beside_dispatch_speed, 1.0 / cores, 1.0);
   cpu.copy_streams = 2;
   // A memcpy reads and writes every byte: the simulator moves it at half the DRAM bandwidth.
   // One thread does not saturate the DRAM: two copy more together than one alone, so the
@@ -531,6 +552,12 @@ Calibrator::State::State(const CalibrationOptions& o)
                      ctx->waitall();
                      return issue_s / dispatch_ops;
                    }});
+  // What a compute stream keeps while the program busy-waits in a dispatch on another core.
+  if (hw > 1)
+    items.push_back({"host dispatch's neighbour speed", "fraction",
+                     [n = every_core_gemm_size(plan), min_s = plan.min_s] {
+                       return gemm_speed_beside_busy_wait(n, min_s);
+                     }});
 
   std::string why_no_gpu;
   for (Item& item : gpu_calibration_items(options.quick, plan.min_s, &why_no_gpu))
@@ -736,6 +763,8 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
   if (measured("disk I/O cores beside busy cores"))
     in.disk_io_cores = report.get("disk I/O cores beside busy cores").value;
   if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
+  if (measured("host dispatch's neighbour speed"))
+    in.beside_dispatch_speed = report.get("host dispatch's neighbour speed").value;
   if (measured("gpu gemm 1024")) {
     GpuInputs& g = in.gpus;
     g.count = gpu_runtime_used->device_count();

@@ -112,6 +112,8 @@ struct ProfileInputs {
   double gemm_flops_per_s_per_stream = 0;  ///< what one op reaches alone on its stream
   /// Each stream's speed while all are busy, a fraction of gemm_flops_per_s_per_stream.
   double all_streams_busy_speed = 1.0;
+  /// A stream's speed while a host dispatch busy-waits on another core (CpuModel's).
+  double beside_dispatch_speed = 1.0;
   double elementwise_bytes_per_s = 0;  ///< one thread's elementwise pass (bytes touched)
   /// The same pass by working set, smaller sets (cache) first; the largest is the DRAM one.
   std::vector<MemoryPassRate> memory_pass_rates;

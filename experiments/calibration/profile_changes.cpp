@@ -14,6 +14,8 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
   add("compute streams", "", a.compute_streams, b.compute_streams);
   add("gemm per stream", "flop/s", a.gemm_flops_per_s_per_stream, b.gemm_flops_per_s_per_stream);
   add("streams' speed all busy", "", a.all_streams_busy_speed, b.all_streams_busy_speed);
+  add("a stream's speed beside host dispatch", "", a.beside_dispatch_speed,
+      b.beside_dispatch_speed);
   // By working set where both have rates for it (the largest is the plain elementwise rate).
   const std::size_t before_passes = changes.size();
   for (const MemoryPassRate& pa : a.memory_pass_rates)

@@ -52,6 +52,8 @@ const std::map<std::string, std::map<std::string, Field>>& fields() {
         {"dispatch", {parse_seconds, [](Device& d, double v) { d.cpu.dispatch_s = v; }, nullptr}},
         {"all_streams_busy_speed",
          {parse_plain, [](Device& d, double v) { d.cpu.all_streams_busy_speed = v; }, nullptr}},
+        {"beside_dispatch_speed",
+         {parse_plain, [](Device& d, double v) { d.cpu.beside_dispatch_speed = v; }, nullptr}},
         {"disk_io_cores",
          {parse_plain, [](Device& d, double v) { d.cpu.disk_io_cores = v; }, nullptr}},
         {"efficiency", {parse_plain, [](Device& d, double v) { d.cpu.efficiency = v; }, nullptr}}}},
@@ -131,7 +133,9 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
     if (!value || *value < 0 || (*value == 0 && !zero_allowed))
       fail("cannot read '" + value_text + "' as a " +
            (zero_allowed ? "non-negative " : "positive ") + field_name);
-    if ((field_name == "efficiency" || field_name == "all_streams_busy_speed") && *value > 1)
+    if ((field_name == "efficiency" || field_name == "all_streams_busy_speed" ||
+         field_name == "beside_dispatch_speed") &&
+        *value > 1)
       fail("'" + value_text + "' is not in (0, 1]");
     if (field_name == "disk_io_cores" && *value > device->cpu.cores)
       fail("'" + value_text + "' is more than the CPU's " + std::to_string(device->cpu.cores) +

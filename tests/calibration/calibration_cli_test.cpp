@@ -74,7 +74,8 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
     if (p.at("differs").get<bool>()) differ.push_back(p.at("name"));
   }
   EXPECT_EQ(against.at("differ").get<std::vector<std::string>>(), differ);
-  // 2 GEMM sizes x 2 thread counts + one on every core + 15, + elementwise at 2 and 8 MiB
+  // 2 GEMM sizes x 2 thread counts + one on every core + 16 (one a GEMM beside a busy wait),
+  // + elementwise at 2 and 8 MiB
   // (quick: 32 MiB buffers), + memcpy at 8 MiB (and either side of glibc's non-temporal
   // threshold where it lies below 32 MiB), + the GPU's where one is usable.
   std::size_t cpu_and_disk = 0;
@@ -85,7 +86,7 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
     value[name] = m.at("value").get<double>();
   }
   EXPECT_EQ(cpu_and_disk,
-            22u + opsim::calibration::memcpy_calibration_sizes(
+            23u + opsim::calibration::memcpy_calibration_sizes(
                       32u << 20, opsim::calibration::memcpy_non_temporal_threshold_bytes())
                       .size());
   // Disk I/O takes some of the busy cores (a VM) or none, never more than all of them.
@@ -107,6 +108,10 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   } else {
     EXPECT_EQ(cpu.all_streams_busy_speed, 1.0);
   }
+  // What a stream keeps beside the program's busy-waiting dispatch: the GEMM's measured
+  // speed beside a busy wait, within [1 / cores, 1].
+  EXPECT_NEAR(cpu.beside_dispatch_speed,
+              std::clamp(value.at("host dispatch's neighbour speed"), 1.0 / cpu.cores, 1.0), 1e-6);
   ASSERT_EQ(cpu.memory_pass_rates.size(), 3u);
   EXPECT_EQ(cpu.memory_pass_rates[0].working_set_bytes, 2.0 * (1 << 20));
   EXPECT_EQ(cpu.memory_pass_rates[2].working_set_bytes, 32.0 * (1 << 20));

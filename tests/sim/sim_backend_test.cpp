@@ -351,10 +351,11 @@ Op cpu_compute(DeviceId cpu, double flops, int stream) {
 struct PooledCpu {
   Machine machine{"cpu"};
   DeviceId cpu = 0;
-  PooledCpu(int streams, double busy_speed) {
+  PooledCpu(int streams, double busy_speed, double beside_dispatch_speed = 1.0) {
     CpuModel model;
     model.compute_streams = streams;
     model.all_streams_busy_speed = busy_speed;
+    model.beside_dispatch_speed = beside_dispatch_speed;
     cpu = machine.add_cpu("cpu0", model);
     machine.seal();
   }
@@ -379,11 +380,43 @@ TEST(SimBackend, CpuStreamsSlowDownWhileAllAreBusy) {
   expect_close(t, seconds(r.end_ns[alone] - r.start_ns[alone]));
 }
 
-TEST(SimBackend, HostDispatchKeepsItsSpeedBesideBusyStreams) {
-  // Host dispatch is a busy wait on the wall clock: beside a compute op on a CPU at 80 %
-  // when all streams are busy, it still takes t, and the op gets the rest (1.6 - 1 = 0.6 of a
-  // stream) meanwhile: 0.6 t done by t, the last 0.4 t alone.
+TEST(SimBackend, HostDispatchTakesACoreButSlowsNoStream) {
+  // Host dispatch is a busy wait on the wall clock: it takes t whatever runs beside it, and
+  // holds a core of its own. It loads neither memory nor FPUs, so on a CPU whose streams run at
+  // 80 % when all are busy, one op beside it runs at full speed (ends at t); two ops beside it
+  // share the one core left (0.5 each until t, 0.5 t done), then run at 80 % (0.625 t more).
   PooledCpu p(2, 0.8);
+  const Machine& m = p.machine;
+  const DeviceId cpu = p.cpu;
+  Op dispatch;
+  dispatch.kind = OpKind::kHostDispatch;
+  dispatch.device = cpu;
+  SimulateOptions options;
+  options.backend.dispatch_on_compute_cores = true;
+
+  OpGraph one;
+  const OpId work = one.add(cpu_compute(cpu, 1e10, 0), "work");
+  const double t = SimBackend::compute_time_s(m, one.op(work), cpu);
+  dispatch.seconds = t;
+  const OpId issue = one.add(dispatch, "issue");
+  const SimulationResult r1 = simulate_isolated(m, one, options);
+  expect_close(t, seconds(r1.end_ns[issue]));
+  expect_close(t, seconds(r1.end_ns[work]));
+
+  OpGraph two;
+  const OpId a = two.add(cpu_compute(cpu, 1e10, 0), "a");
+  const OpId b = two.add(cpu_compute(cpu, 1e10, 1), "b");
+  const OpId issue2 = two.add(dispatch, "issue");
+  const SimulationResult r2 = simulate_isolated(m, two, options);
+  expect_close(t, seconds(r2.end_ns[issue2]));
+  expect_close(1.625 * t, seconds(r2.end_ns[a]));
+  expect_close(1.625 * t, seconds(r2.end_ns[b]));
+}
+
+TEST(SimBackend, AStreamBesideHostDispatchRunsAtTheMeasuredSpeed) {
+  // Where the host runs the two vCPUs on one core, a stream beside the busy wait gets half
+  // its speed (beside_dispatch_speed 0.5): 0.5 t done by the dispatch's end, 0.5 t alone.
+  PooledCpu p(2, 1.0, 0.5);
   const Machine& m = p.machine;
   const DeviceId cpu = p.cpu;
   OpGraph g;
@@ -398,7 +431,7 @@ TEST(SimBackend, HostDispatchKeepsItsSpeedBesideBusyStreams) {
   options.backend.dispatch_on_compute_cores = true;
   const SimulationResult r = simulate_isolated(m, g, options);
   expect_close(t, seconds(r.end_ns[issue]));
-  expect_close(1.4 * t, seconds(r.end_ns[work]));
+  expect_close(1.5 * t, seconds(r.end_ns[work]));
 }
 
 TEST(SimBackend, CpuStreamsShareTheirBusySpeedOnlyWhenItBinds) {

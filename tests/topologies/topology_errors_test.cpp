@@ -62,6 +62,8 @@ TEST(TopologyErrors, WrongType) {
                "'cores' must be an integer, got 'many'");
   expect_error(machine("{name: cpu0, kind: cpu, all_streams_busy_speed: 1.2}"), 3,
                "'all_streams_busy_speed' must be in (0, 1], got 1.2");
+  expect_error(machine("{name: cpu0, kind: cpu, beside_dispatch_speed: 0}"), 3,
+               "'beside_dispatch_speed' must be positive, got '0'");
   expect_error(machine("{name: cpu0, kind: cpu, cores: 2, disk_io_cores: 3}"), 3,
                "'disk_io_cores' must be at most the CPU's cores (2), got 3");
   expect_error(machine("{name: cpu0, kind: cpu, disk_io_cores: -1}"), 3,

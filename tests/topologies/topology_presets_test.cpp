@@ -237,6 +237,7 @@ devices:
     dispatch_latency: 20us
     compute_streams: 2
     all_streams_busy_speed: 0.9
+    beside_dispatch_speed: 0.6
     disk_io_cores: 0.75
     copy_streams: 3
     dram: {channels: 6, bandwidth_per_channel: 21.3GB/s, first_access: 90ns, burst_word: 0.25ns, capacity: 384GiB}
@@ -267,6 +268,7 @@ links:
   EXPECT_DOUBLE_EQ(cpu.dispatch_s, 20e-6);
   EXPECT_EQ(cpu.compute_streams, 2);
   EXPECT_EQ(cpu.all_streams_busy_speed, 0.9);
+  EXPECT_EQ(cpu.beside_dispatch_speed, 0.6);
   EXPECT_EQ(cpu.disk_io_cores, 0.75);
   EXPECT_EQ(cpu.copy_streams, 3);
   EXPECT_EQ(cpu.dram.channels, 6);
@@ -345,7 +347,7 @@ TEST(TopologyYaml, MemoryPassRatesRoundTrip) {
   const Machine m = parse_topology_yaml(R"(
 name: measured
 devices:
-  - {name: cpu0, kind: cpu, copy_stream_bandwidth: 12GB/s,
+  - {name: cpu0, kind: cpu, copy_stream_bandwidth: 12GB/s, beside_dispatch_speed: 0.55,
      memory_pass_rates: [{working_set: 2MiB, bandwidth: 30GB/s},
                                                 {working_set: 128MiB, bandwidth: 15GB/s}],
      copy_stream_rates: [{bytes: 96MiB, bandwidth: 7.3GB/s}, {bytes: 128MiB, bandwidth: 11.7GB/s}]}
@@ -370,6 +372,10 @@ links:
   EXPECT_EQ(machine_difference(m, again), "");
   Machine changed = again;
   changed.mutable_device(id(changed, "cpu0")).cpu.memory_pass_rates[1].bytes_per_s = 16e9;
+  EXPECT_NE(machine_difference(m, changed), "");
+  EXPECT_EQ(again.device(id(again, "cpu0")).cpu.beside_dispatch_speed, 0.55);
+  changed = again;
+  changed.mutable_device(id(changed, "cpu0")).cpu.beside_dispatch_speed = 1.0;
   EXPECT_NE(machine_difference(m, changed), "");
   ASSERT_EQ(cpu.copy_stream_rates.size(), 2u);
   EXPECT_EQ(cpu.copy_stream_rates[0].working_set_bytes, 96.0 * (1 << 20));
