@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/exec/cpu_kernels.hpp"
+#include "engine/frontend/host_buffer_pool.hpp"
 
 namespace opsim::frontend {
 
@@ -202,7 +203,7 @@ struct ContextImpl {
       else if (gpus)
         b->memory = gpus->allocate_pinned_host(floats);
       else
-        b->memory = std::shared_ptr<float>(new float[floats](), std::default_delete<float[]>());
+        b->memory = HostBufferPool::process().allocate(floats);  // every op writes it whole
       a->buffer = std::move(b);
     }
     return a;
