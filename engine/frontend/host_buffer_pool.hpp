@@ -18,7 +18,8 @@ namespace opsim::frontend {
 
 class HostBufferPool {
  public:
-  /// Keeps at most `max_cached_bytes` of released blocks; a release beyond it frees.
+  /// Keeps at most `max_cached_bytes` of released blocks; a release beyond it frees. Its
+  /// blocks return to it when released, so it must outlive them (process() never dies).
   explicit HostBufferPool(std::size_t max_cached_bytes);
   ~HostBufferPool();
   HostBufferPool(const HostBufferPool&) = delete;
