@@ -2,6 +2,7 @@
 // flops), and its DRAM.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "hw_models/dram_model.hpp"
@@ -41,6 +42,22 @@ struct CpuModel {
   /// while it runs (`opsim calibrate` measures it): on a VM the host's I/O thread shares the
   /// vCPUs' time (here ~0.7 of 2 cores); 0 on bare metal, where a DMA engine moves the data.
   double disk_io_cores = 0;
+  /// A sequential disk read into (write out of) this CPU's memory runs at these fractions of
+  /// its rate (0, 1] while one compute stream, or every one, is busy (`opsim calibrate`
+  /// measures both beside one-thread GEMMs; linear between): on a VM the host's I/O shares
+  /// the vCPUs' time (here reads x0.83 beside one GEMM and x0.65 beside two, writes x0.8).
+  double disk_read_speed_one_busy = 1.0;
+  double disk_read_speed_all_busy = 1.0;
+  double disk_write_speed_one_busy = 1.0;
+  double disk_write_speed_all_busy = 1.0;
+  /// The fraction for a read (or write) while `busy_streams` compute ops run.
+  double disk_speed_beside_compute(bool write, int busy_streams) const {
+    if (busy_streams <= 0) return 1.0;
+    const double one = write ? disk_write_speed_one_busy : disk_read_speed_one_busy;
+    const double all = write ? disk_write_speed_all_busy : disk_read_speed_all_busy;
+    if (busy_streams >= compute_streams || compute_streams <= 1) return all;
+    return one + (all - one) * (busy_streams - 1) / (compute_streams - 1);
+  }
   int copy_streams = 4;  ///< concurrent host memcpy workers
   /// Most bytes per second one memcpy thread copies (one thread does not saturate DRAM);
   /// 0: no limit beyond the DRAM's.
@@ -64,5 +81,12 @@ struct CpuModel {
   /// Most bytes per second one memcpy thread copies when it copies `bytes`; 0: no limit.
   double copy_stream_bytes_per_s_for(double bytes) const;
 };
+
+/// The four disk speeds beside compute by their topology key (YAML, what-if `--set`).
+inline constexpr std::pair<const char*, double CpuModel::*> kDiskSpeedBesideComputeFields[] = {
+    {"disk_read_speed_one_busy", &CpuModel::disk_read_speed_one_busy},
+    {"disk_read_speed_all_busy", &CpuModel::disk_read_speed_all_busy},
+    {"disk_write_speed_one_busy", &CpuModel::disk_write_speed_one_busy},
+    {"disk_write_speed_all_busy", &CpuModel::disk_write_speed_all_busy}};
 
 }  // namespace opsim

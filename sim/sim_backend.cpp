@@ -116,6 +116,11 @@ struct Slot {
   DeviceId write_from = kNoDevice;     // a disk write: the memory it writes from
   DeviceId io_cpu = kNoDevice;         // a disk op: the CPU whose cores its I/O takes from
   DeviceId dispatch_on = kNoDevice;    // a host dispatch: the pooled CPU it runs on
+  DeviceId computing_on = kNoDevice;   // a compute op on a CPU: counted in compute_ops_on
+  // A sequential disk transfer's speed beside the compute running now (CpuModel::
+  // disk_speed_beside_compute): `bytes` is what is left over that speed, so that a flow at
+  // its route's rate moves the real bytes at the rate times the speed.
+  double disk_speed = 1.0;
 };
 
 SimBackend* g_active_backend = nullptr;
@@ -142,6 +147,7 @@ struct SimBackend::Impl {
   std::vector<double> exec_bound;
   // Per pooled CPU: host dispatches running on it. While any does, the host is in pstate 1.
   std::vector<int> dispatches_on;
+  std::vector<int> compute_ops_on;       // per CPU: compute ops running on its cores
   std::vector<sg4::Host*> program_host;  // per CPU: the issuing program's thread
   sg4::Host* sink_host = nullptr;        // destination of every comm
   std::vector<Route> routes;
@@ -350,9 +356,8 @@ struct SimBackend::Impl {
         d.sequential_write_beside_read_bytes_per_s <= 0 &&
         d.sequential_reads_together_bytes_per_s <= 0)
       return;
-    const double now_s = sg4::Engine::get_clock();
     for (std::uint32_t slot = 0; slot < slots.size(); ++slot) {
-      Slot& s = slots[slot];
+      const Slot& s = slots[slot];
       // (kDelayThenFinish: an op with no bytes to move, nothing to reroute.)
       if (s.phase == Phase::kFree || s.phase == Phase::kDelayThenFinish ||
           (s.sequential_on != disk && s.write_on != disk))
@@ -360,28 +365,63 @@ struct SimBackend::Impl {
       const std::uint32_t route = s.sequential_on == disk
                                       ? sequential_read_route(disk, s.read_to)
                                       : sequential_write_route(disk, s.write_from);
-      if (route == s.route) continue;
-      double delay_s = 0;
-      if (s.phase == Phase::kActivity) {
-        sg4::ActivityPtr old = std::move(s.activity);
-        s.bytes = old->get_remaining();
-        old->set_data(nullptr);  // its cancellation is not this op's completion
-        old->cancel();
-        cancelled.push_back(std::move(old));
-      } else {  // kClosedForm or kDelayThenComm: a timer, and the bytes moved so far
-        s.timer->remove();
-        s.timer = nullptr;
-        if (now_s < s.comm_start_s)
-          delay_s = s.comm_start_s - now_s;
-        else if (s.phase == Phase::kClosedForm)
-          s.bytes -= (now_s - s.comm_start_s) * alone_bytes_per_s(s);
-      }
-      release_links(slot);
-      s.route = route;
-      if (s.bytes < 1)
-        delay_then_finish(slot, delay_s);
-      else
-        start_flow(slot, delay_s);
+      if (route != s.route) move_transfer(slot, route, s.disk_speed);
+    }
+  }
+
+  // A running disk transfer goes on over `route` at `speed` (Slot::disk_speed) for the bytes
+  // it has left.
+  void move_transfer(std::uint32_t slot, std::uint32_t route, double speed) {
+    Slot& s = slots[slot];
+    const double now_s = sg4::Engine::get_clock();
+    double delay_s = 0;
+    if (s.phase == Phase::kActivity) {
+      sg4::ActivityPtr old = std::move(s.activity);
+      s.bytes = old->get_remaining();
+      old->set_data(nullptr);  // its cancellation is not this op's completion
+      old->cancel();
+      cancelled.push_back(std::move(old));
+    } else {  // kClosedForm or kDelayThenComm: a timer, and the bytes moved so far
+      s.timer->remove();
+      s.timer = nullptr;
+      if (now_s < s.comm_start_s)
+        delay_s = s.comm_start_s - now_s;
+      else if (s.phase == Phase::kClosedForm)
+        s.bytes -= (now_s - s.comm_start_s) * alone_bytes_per_s(s);
+    }
+    release_links(slot);
+    s.route = route;
+    s.bytes *= s.disk_speed / speed;
+    s.disk_speed = speed;
+    if (s.bytes < 1)
+      delay_then_finish(slot, delay_s);
+    else
+      start_flow(slot, delay_s);
+  }
+
+  // A sequential transfer's speed into or out of `memory` beside the compute ops running
+  // there now; 1 when it is no CPU.
+  double disk_speed(DeviceId memory, bool write) const {
+    const Device& d = machine->device(memory);
+    if (d.kind != DeviceKind::kCpu) return 1.0;
+    return d.cpu.disk_speed_beside_compute(write, compute_ops_on[memory]);
+  }
+
+  // The compute ops running on `cpu` changed: each sequential transfer into or out of its
+  // memory goes on at its new speed.
+  void compute_load_changed(DeviceId cpu) {
+    const CpuModel& c = machine->device(cpu).cpu;
+    if (c.disk_read_speed_one_busy == 1.0 && c.disk_read_speed_all_busy == 1.0 &&
+        c.disk_write_speed_one_busy == 1.0 && c.disk_write_speed_all_busy == 1.0)
+      return;
+    for (std::uint32_t slot = 0; slot < slots.size(); ++slot) {
+      const Slot& s = slots[slot];
+      if (s.phase == Phase::kFree || s.phase == Phase::kDelayThenFinish) continue;
+      const bool read = s.sequential_on != kNoDevice && s.read_to == cpu;
+      const bool write = s.write_on != kNoDevice && s.write_from == cpu;
+      if (!read && !write) continue;
+      const double speed = disk_speed(cpu, write);
+      if (speed != s.disk_speed) move_transfer(slot, s.route, speed);
     }
   }
 
@@ -433,6 +473,11 @@ struct SimBackend::Impl {
     if (s.dispatch_on != kNoDevice) {
       if (--dispatches_on[s.dispatch_on] == 0) compute_host[s.dispatch_on]->set_pstate(0);
       s.dispatch_on = kNoDevice;
+    }
+    if (s.computing_on != kNoDevice) {
+      const DeviceId cpu = std::exchange(s.computing_on, kNoDevice);
+      --compute_ops_on[cpu];
+      compute_load_changed(cpu);
     }
     if (s.sequential_on != kNoDevice) {
       const DeviceId disk = s.sequential_on;
@@ -548,6 +593,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   m.compute_host.assign(n, nullptr);
   m.exec_bound.assign(n, 0.0);
   m.dispatches_on.assign(n, 0);
+  m.compute_ops_on.assign(n, 0);
   m.program_host.assign(n, nullptr);
   for (DeviceId d = 0; d < n; ++d) {
     const Device& dev = devices[d];
@@ -803,6 +849,7 @@ void SimBackend::launch(const OpLaunch& launch) {
     s.bytes = op.bytes;
     s.flow_cap_bytes_per_s = 0;
     s.copy_lane = -1;
+    s.disk_speed = 1.0;
   }
   ++m.in_flight;
   try {
@@ -824,9 +871,14 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
   switch (op.kind) {
     case OpKind::kCompute: {
       const double seconds = compute_time_s(*m.machine, op, launch.device);
-      if (seconds > 0)
+      if (seconds > 0) {
         m.start_exec(slot, m.compute_host[launch.device], seconds, m.exec_bound[launch.device]);
-      else
+        if (m.machine->device(launch.device).kind == DeviceKind::kCpu) {
+          m.slots[slot].computing_on = launch.device;
+          ++m.compute_ops_on[launch.device];
+          m.compute_load_changed(launch.device);
+        }
+      } else
         m.delay_then_finish(slot, 0);
       break;
     }
@@ -914,12 +966,14 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       if (!random && !write) {
         s.sequential_on = op.device;
         s.read_to = op.peer;
+        s.disk_speed = m.disk_speed(op.peer, false);
         if (m.sequential_reads[op.device]++ <= 1) m.reroute_disk_transfers(op.device);
         s.route = m.sequential_read_route(op.device, op.peer);
       }
       if (!random && write) {
         s.write_on = op.device;
         s.write_from = op.peer;
+        s.disk_speed = m.disk_speed(op.peer, true);
         if (m.sequential_writes[op.device]++ == 0) m.reroute_disk_transfers(op.device);
         s.route = m.sequential_write_route(op.device, op.peer);
       }
@@ -927,6 +981,7 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
         s.random_on = op.device;
         if (m.random_reads[op.device]++ == 0) m.reroute_disk_transfers(op.device);
       }
+      s.bytes /= s.disk_speed;
       const double requests = random ? std::ceil(op.bytes / op.block_bytes) : 0;
       if (random && !write && disk.random_read_wait_beside_sequential_s > 0 && requests >= 1) {
         // Request by request: each waits behind whatever sequential reads run at its time.

@@ -51,6 +51,10 @@ constexpr std::string_view kCpuKeysData[] = {"name",
                                              "all_streams_busy_speed",
                                              "beside_dispatch_speed",
                                              "disk_io_cores",
+                                             "disk_read_speed_one_busy",
+                                             "disk_read_speed_all_busy",
+                                             "disk_write_speed_one_busy",
+                                             "disk_write_speed_all_busy",
                                              "copy_streams",
                                              "copy_stream_bandwidth",
                                              "copy_stream_rates",
@@ -341,6 +345,8 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
            [&](auto& v) { cpu.all_streams_busy_speed = fraction(v, "all_streams_busy_speed"); });
   optional(node, "beside_dispatch_speed",
            [&](auto& v) { cpu.beside_dispatch_speed = fraction(v, "beside_dispatch_speed"); });
+  for (auto [key, field] : kDiskSpeedBesideComputeFields)
+    optional(node, key, [&](auto& v) { cpu.*field = fraction(v, key); });
   optional(node, "disk_io_cores", [&](auto& v) {
     cpu.disk_io_cores = quantity(v, "disk_io_cores", kNumber, Bound::kNonNegative);
     if (cpu.disk_io_cores > cpu.cores)
@@ -831,6 +837,8 @@ void emit_device(YAML::Emitter& out, const Device& d) {
             << number_text(c.beside_dispatch_speed);
       if (c.disk_io_cores > 0)
         out << YAML::Key << "disk_io_cores" << YAML::Value << number_text(c.disk_io_cores);
+      for (auto [key, field] : kDiskSpeedBesideComputeFields)
+        if (c.*field != 1.0) out << YAML::Key << key << YAML::Value << number_text(c.*field);
       out << YAML::Key << "copy_streams" << YAML::Value << c.copy_streams;
       if (c.copy_stream_bytes_per_s > 0)
         out << YAML::Key << "copy_stream_bandwidth" << YAML::Value
@@ -1028,7 +1036,9 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
                  p.copy_stream_bytes_per_s != q.copy_stream_bytes_per_s ||
                  p.all_streams_busy_speed != q.all_streams_busy_speed ||
                  p.beside_dispatch_speed != q.beside_dispatch_speed ||
-                 p.disk_io_cores != q.disk_io_cores,
+                 p.disk_io_cores != q.disk_io_cores ||
+                 std::ranges::any_of(kDiskSpeedBesideComputeFields,
+                                     [&](auto key) { return p.*key.second != q.*key.second; }),
              at + "cpu model");
       differ(p.dram.channels != q.dram.channels ||
                  p.dram.bytes_per_s_per_channel != q.dram.bytes_per_s_per_channel ||

@@ -144,6 +144,37 @@ double disk_io_cores(std::size_t n, int threads, double min_s,
   return std::clamp(threads * (1.0 - beside / alone), 0.0, static_cast<double>(threads));
 }
 
+// A sequential transfer's rate while `threads` one-thread GEMMs run (as the executor's compute
+// streams), a fraction of its rate alone just before and just after.
+double disk_speed_beside_gemms(std::size_t n, int threads, const std::function<void()>& transfer) {
+  const auto timed_s = [&] {
+    const auto s = Clock::now();
+    transfer();
+    return seconds_since(s);
+  };
+  const double before_s = timed_s();
+  cpu::set_blas_threads(1);
+  std::atomic<bool> stop{false};
+  std::atomic<int> multiplying{0};
+  {
+    std::vector<std::jthread> gemms;
+    for (int t = 0; t < threads; ++t)
+      gemms.emplace_back([&] {
+        std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.f);
+        cpu::sgemm(a.data(), b.data(), c.data(), n, n, n);  // warm: OpenBLAS's buffers, pages
+        multiplying.fetch_add(1);
+        while (!stop.load(std::memory_order_relaxed))
+          cpu::sgemm(a.data(), b.data(), c.data(), n, n, n);
+      });
+    while (multiplying.load() < threads) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const double beside_s = timed_s();
+    stop = true;
+    gemms.clear();  // joins
+    const double after_s = timed_s();
+    return 0.5 * (before_s + after_s) / beside_s;
+  }
+}
+
 // A one-thread GEMM's speed while another thread busy-waits on the clock, as the program's
 // host dispatch does, against the same GEMM alone (half before, half after): 1 where the
 // wait contends for nothing the GEMM needs, about 1/2 where the two threads share a core.
@@ -257,6 +288,10 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.disk_sequential_reads_together_bytes_per_s = disk.sequential_reads_together_bytes_per_s;
   in.disk_sequential_write_beside_read_bytes_per_s = disk.sequential_write_beside_read_bytes_per_s;
   in.disk_io_cores = cpu.disk_io_cores;
+  in.disk_read_speed_one_busy = cpu.disk_read_speed_one_busy;
+  in.disk_read_speed_all_busy = cpu.disk_read_speed_all_busy;
+  in.disk_write_speed_one_busy = cpu.disk_write_speed_one_busy;
+  in.disk_write_speed_all_busy = cpu.disk_write_speed_all_busy;
   in.gpus = calibrated_gpu_inputs(profile);
   return in;
 }
@@ -346,6 +381,11 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   cpu.memory_pass_rates = in.memory_pass_rates;
   cpu.copy_stream_rates = in.copy_stream_rates;
   cpu.disk_io_cores = std::clamp(in.disk_io_cores, 0.0, static_cast<double>(cores));
+  // A transfer never stops beside compute: at least a hundredth of its rate.
+  cpu.disk_read_speed_one_busy = std::clamp(in.disk_read_speed_one_busy, 0.01, 1.0);
+  cpu.disk_read_speed_all_busy = std::clamp(in.disk_read_speed_all_busy, 0.01, 1.0);
+  cpu.disk_write_speed_one_busy = std::clamp(in.disk_write_speed_one_busy, 0.01, 1.0);
+  cpu.disk_write_speed_all_busy = std::clamp(in.disk_write_speed_all_busy, 0.01, 1.0);
   cpu.clock_hz =
       in.gemm_flops_per_s_per_stream * streams /
       (cores * static_cast<double>(cpu.simd_fp32_lanes) * cpu.fma_units * 2.0 * cpu.efficiency);
@@ -539,6 +579,23 @@ Calibrator::State::State(const CalibrationOptions& o)
                        while (!stop.load(std::memory_order_relaxed)) read.read_next(1 << 20, 0);
                      });
                    }});
+  // Likewise the transfer slows down beside busy cores: a read's and a write's rate beside
+  // one-thread GEMMs on one core and on every core (the simulator interpolates between).
+  for (const bool write : {false, true})
+    for (const int threads : hw > 1 ? std::vector<int>{1, hw} : std::vector<int>{1}) {
+      const std::string name =
+          std::string("disk sequential ") + (write ? "write" : "read") +
+          (threads == hw ? " beside every core busy" : " beside one busy core");
+      items.push_back(
+          {name, "fraction", [this, write, threads, disk_bytes, n = every_core_gemm_size(plan)] {
+             return disk_speed_beside_gemms(n, threads, [&] {
+               if (write)
+                 written_file().write_next(disk_bytes, 0);
+               else
+                 streamed_file().read_next(disk_bytes, 0);
+             });
+           }});
+    }
   const int dispatch_ops = plan.dispatch_ops;
   items.push_back({"host dispatch per op", "s", [this, dispatch_ops] {
                      // The frontend issuing tiny independent ops: t1 is the issuing cost.
@@ -762,6 +819,21 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
   }
   if (measured("disk I/O cores beside busy cores"))
     in.disk_io_cores = report.get("disk I/O cores beside busy cores").value;
+  // One busy core is all of them on a one-core machine (only the every-core figure).
+  const auto speed_beside = [&](const char* one, const char* all, double& one_speed,
+                                double& all_speed) {
+    if (measured(all)) all_speed = report.get(all).value;
+    if (measured(one))
+      one_speed = report.get(one).value;
+    else if (measured(all))
+      one_speed = all_speed;
+  };
+  speed_beside("disk sequential read beside one busy core",
+               "disk sequential read beside every core busy", in.disk_read_speed_one_busy,
+               in.disk_read_speed_all_busy);
+  speed_beside("disk sequential write beside one busy core",
+               "disk sequential write beside every core busy", in.disk_write_speed_one_busy,
+               in.disk_write_speed_all_busy);
   if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
   if (measured("host dispatch's neighbour speed"))
     in.beside_dispatch_speed = report.get("host dispatch's neighbour speed").value;

@@ -138,6 +138,12 @@ struct ProfileInputs {
   double disk_sequential_reads_together_bytes_per_s = 0;
   /// Cores a disk transfer takes from compute while it runs (CpuModel::disk_io_cores).
   double disk_io_cores = 0;
+  /// A sequential read's (write's) rate beside one busy core and beside every core busy, a
+  /// fraction of its rate alone (CpuModel::disk_read_speed_one_busy and the rest).
+  double disk_read_speed_one_busy = 1.0;
+  double disk_read_speed_all_busy = 1.0;
+  double disk_write_speed_one_busy = 1.0;
+  double disk_write_speed_all_busy = 1.0;
   double dispatch_s = 0;
   GpuInputs gpus;  ///< count 0: no GPU in the profile
 };

@@ -53,6 +53,14 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
               b.disk_sequential_write_beside_read_bytes_per_s);
   if (a.disk_io_cores > 0 && b.disk_io_cores > 0)
     add("disk I/O cores beside busy cores", "cores", a.disk_io_cores, b.disk_io_cores);
+  add("disk read's speed beside one busy core", "", a.disk_read_speed_one_busy,
+      b.disk_read_speed_one_busy);
+  add("disk read's speed beside every core busy", "", a.disk_read_speed_all_busy,
+      b.disk_read_speed_all_busy);
+  add("disk write's speed beside one busy core", "", a.disk_write_speed_one_busy,
+      b.disk_write_speed_one_busy);
+  add("disk write's speed beside every core busy", "", a.disk_write_speed_all_busy,
+      b.disk_write_speed_all_busy);
   add("host dispatch per op", "s", a.dispatch_s, b.dispatch_s);
   if (a.gpus.count > 0 && b.gpus.count > 0) {
     add("gpu gemm", "flop/s", a.gpus.gemm_flops_per_s, b.gpus.gemm_flops_per_s);

@@ -22,8 +22,10 @@ struct Field {
   std::function<void(LinkModel&, double)> set_link;
 };
 
-const std::map<std::string, std::map<std::string, Field>>& fields() {
-  static const std::map<std::string, std::map<std::string, Field>> kFields = {
+using Fields = std::map<std::string, std::map<std::string, Field>>;
+
+Fields listed_fields() {
+  Fields fields = {
       {"link",
        {{"bandwidth",
          {parse_bytes_per_s, nullptr, [](LinkModel& l, double v) { l.bytes_per_s = v; }}},
@@ -65,6 +67,14 @@ const std::map<std::string, std::map<std::string, Field>>& fields() {
         {"access", {parse_seconds, [](Device& d, double v) { d.disk.access_s = v; }, nullptr}},
         {"read_iops", {parse_plain, [](Device& d, double v) { d.disk.read_iops = v; }, nullptr}}}},
   };
+  for (auto [key, member] : kDiskSpeedBesideComputeFields)
+    fields["cpu"][key] = {parse_plain, [member](Device& d, double v) { d.cpu.*member = v; },
+                          nullptr};
+  return fields;
+}
+
+const Fields& fields() {
+  static const Fields kFields = listed_fields();
   return kFields;
 }
 
@@ -134,7 +144,8 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
       fail("cannot read '" + value_text + "' as a " +
            (zero_allowed ? "non-negative " : "positive ") + field_name);
     if ((field_name == "efficiency" || field_name == "all_streams_busy_speed" ||
-         field_name == "beside_dispatch_speed") &&
+         field_name == "beside_dispatch_speed" || field_name.starts_with("disk_read_speed") ||
+         field_name.starts_with("disk_write_speed")) &&
         *value > 1)
       fail("'" + value_text + "' is not in (0, 1]");
     if (field_name == "disk_io_cores" && *value > device->cpu.cores)

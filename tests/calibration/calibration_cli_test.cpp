@@ -55,6 +55,27 @@ std::string fixed_profile() {
   return path;
 }
 
+TEST(CalibrationCli, WhatIfSlowsDiskReadsBesideBusyCores) {
+  // small.json reads 4 MB (4 ms at 1 GB/s) while a GEMM of 256 runs (0.7 ms at 50 GFLOP/s):
+  // at half speed beside it, the read takes about 0.35 ms longer; with no compute, as long.
+  auto read_s = [&](const std::string& sets) {
+    const auto r = opsim("sim " + data("small.json") + " --topology " + fixed_profile() + sets +
+                         " --format json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    for (const auto& c : doc.at("by_op_class"))
+      if (c.at("class").get<std::string>() == "disk_read") return c.at("busy_s").get<double>();
+    ADD_FAILURE() << "no disk_read class in " << r.out;
+    return 0.0;
+  };
+  const double alone_s = read_s("");
+  const double slowed_s = read_s(" --set cpu0.disk_read_speed_one_busy=0.5");
+  EXPECT_NEAR(alone_s, 4.1e-3, 1e-6);  // and a 100 us access
+  EXPECT_GT(slowed_s - alone_s, 0.2e-3);
+  EXPECT_LT(slowed_s - alone_s, 0.5e-3);
+  EXPECT_EQ(read_s(" --set cpu0.disk_write_speed_one_busy=0.5"), alone_s);  // writes only
+}
+
 TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   const std::string out = (scratch_dir() / "profile.yaml").string();
   const std::string previous = fixed_profile();
@@ -77,7 +98,9 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   // 2 GEMM sizes x 2 thread counts + one on every core + 16 (one a GEMM beside a busy wait),
   // + elementwise at 2 and 8 MiB
   // (quick: 32 MiB buffers), + memcpy at 8 MiB (and either side of glibc's non-temporal
-  // threshold where it lies below 32 MiB), + the GPU's where one is usable.
+  // threshold where it lies below 32 MiB), + a disk read's and a write's speed beside one busy
+  // core and beside every core busy (only the latter on one core), + the GPU's where usable.
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   std::size_t cpu_and_disk = 0;
   std::map<std::string, double> value;
   for (const auto& m : doc.at("measurements")) {
@@ -86,9 +109,10 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
     value[name] = m.at("value").get<double>();
   }
   EXPECT_EQ(cpu_and_disk,
-            23u + opsim::calibration::memcpy_calibration_sizes(
-                      32u << 20, opsim::calibration::memcpy_non_temporal_threshold_bytes())
-                      .size());
+            23u + (hw > 1 ? 4u : 2u) +
+                opsim::calibration::memcpy_calibration_sizes(
+                    32u << 20, opsim::calibration::memcpy_non_temporal_threshold_bytes())
+                    .size());
   // Disk I/O takes some of the busy cores (a VM) or none, never more than all of them.
   EXPECT_GE(value.at("disk I/O cores beside busy cores"), 0.0);
   EXPECT_LE(value.at("disk I/O cores beside busy cores"), std::thread::hardware_concurrency());
@@ -112,6 +136,17 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   // speed beside a busy wait, within [1 / cores, 1].
   EXPECT_NEAR(cpu.beside_dispatch_speed,
               std::clamp(value.at("host dispatch's neighbour speed"), 1.0 / cpu.cores, 1.0), 1e-6);
+  // A disk transfer's speed beside busy cores: as measured, within [0.01, 1]; on one core the
+  // every-core figure stands for one busy core too.
+  const auto speed = [&](const std::string& name) { return std::clamp(value.at(name), 0.01, 1.0); };
+  EXPECT_NEAR(cpu.disk_read_speed_all_busy, speed("disk sequential read beside every core busy"),
+              1e-6);
+  EXPECT_NEAR(cpu.disk_write_speed_all_busy, speed("disk sequential write beside every core busy"),
+              1e-6);
+  EXPECT_NEAR(cpu.disk_read_speed_one_busy,
+              speed(hw > 1 ? "disk sequential read beside one busy core"
+                           : "disk sequential read beside every core busy"),
+              1e-6);
   ASSERT_EQ(cpu.memory_pass_rates.size(), 3u);
   EXPECT_EQ(cpu.memory_pass_rates[0].working_set_bytes, 2.0 * (1 << 20));
   EXPECT_EQ(cpu.memory_pass_rates[2].working_set_bytes, 32.0 * (1 << 20));

@@ -37,6 +37,10 @@ ProfileInputs sample_inputs() {
 TEST(Profile, RoundTripsThroughTheTopologyFile) {
   ProfileInputs in = sample_inputs();
   in.disk_io_cores = 0.7;
+  in.disk_read_speed_one_busy = 0.83;
+  in.disk_read_speed_all_busy = 0.65;
+  in.disk_write_speed_one_busy = 0.8;
+  in.disk_write_speed_all_busy = 1.2;  // measured faster beside compute: noise, kept at 1
   const Machine m = build_profile(in, "calibrated-test");
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("opsim-profile-" + std::to_string(::getpid()) + ".yaml"))
@@ -59,6 +63,11 @@ TEST(Profile, RoundTripsThroughTheTopologyFile) {
               1e-6);
   EXPECT_EQ(cpu.copy_stream_bytes_per_s, 8e9);  // one memcpy thread
   EXPECT_EQ(cpu.disk_io_cores, 0.7);
+  EXPECT_EQ(cpu.disk_read_speed_one_busy, 0.83);
+  EXPECT_EQ(cpu.disk_read_speed_all_busy, 0.65);
+  EXPECT_EQ(cpu.disk_write_speed_one_busy, 0.8);
+  EXPECT_EQ(cpu.disk_write_speed_all_busy, 1.0);
+  EXPECT_EQ(profile_inputs(back).disk_read_speed_all_busy, 0.65);
 }
 
 TEST(Profile, TwoMemcpyStreamsSetTheDramOneStreamTheCap) {

@@ -289,6 +289,7 @@ TEST(Cli, BadInputGivesOneLineErrorAndExitCode2) {
       {"compare --set gpu0.copy_launch=-1us", "cannot read '-1us' as a non-negative copy_launch"},
       {"compare --set cpu0.all_streams_busy_speed=1.5", "'1.5' is not in (0, 1]"},
       {"compare --set cpu0.disk_io_cores=999", "'999' is more than the CPU's"},
+      {"compare --set cpu0.disk_write_speed_one_busy=2", "'2' is not in (0, 1]"},
       {"compare --strategies ps", "ps"},
       {"compare --frobnicate", "frobnicate"},
       {"teleport", "teleport"},

@@ -107,6 +107,22 @@ TEST(HardwareModels, PeaksAndRoofline) {
 
 namespace opsim {
 namespace {
+TEST(HardwareModels, DiskSpeedBesideComputeIsLinearFromOneBusyStreamToAll) {
+  CpuModel cpu;
+  cpu.compute_streams = 4;
+  cpu.disk_read_speed_one_busy = 0.9;
+  cpu.disk_read_speed_all_busy = 0.6;
+  cpu.disk_write_speed_all_busy = 0.5;  // one busy: 1 (not measured)
+  EXPECT_EQ(cpu.disk_speed_beside_compute(false, 0), 1.0);
+  EXPECT_DOUBLE_EQ(cpu.disk_speed_beside_compute(false, 1), 0.9);
+  EXPECT_DOUBLE_EQ(cpu.disk_speed_beside_compute(false, 2), 0.8);
+  EXPECT_DOUBLE_EQ(cpu.disk_speed_beside_compute(false, 4), 0.6);
+  EXPECT_DOUBLE_EQ(cpu.disk_speed_beside_compute(false, 9), 0.6);  // more ops than streams
+  EXPECT_DOUBLE_EQ(cpu.disk_speed_beside_compute(true, 3), 1.0 - 0.5 * 2 / 3);
+  cpu.compute_streams = 1;  // one stream: busy is all busy
+  EXPECT_DOUBLE_EQ(cpu.disk_speed_beside_compute(true, 1), 0.5);
+}
+
 TEST(HardwareModels, MemoryPassRateByWorkingSet) {
   CpuModel cpu;
   cpu.dram.channels = 1;

@@ -700,6 +700,42 @@ TEST(SimBackend, SequentialReadsTogetherGetTheirCalibratedRate) {
   EXPECT_NEAR(seconds(u.end_ns[b]), 100e-6 + 50e6 / 0.5e9, 0.1e-3);
 }
 
+TEST(SimBackend, DiskTransfersSlowDownBesideBusyCores) {
+  // A 1 GB/s disk, its reads at 0.8 of that beside one busy compute stream and 0.6 beside
+  // both, its writes at 0.9 beside one: a transfer of 2 t alone, beside compute ops of t.
+  Machine m("disk");
+  CpuModel model;
+  model.compute_streams = 2;
+  model.disk_read_speed_one_busy = 0.8;
+  model.disk_read_speed_all_busy = 0.6;
+  model.disk_write_speed_one_busy = 0.9;
+  model.disk_write_speed_all_busy = 0.9;
+  const DeviceId cpu = m.add_cpu("cpu0", model);
+  DiskModel drive;
+  drive.access_s = 0;
+  drive.read_bytes_per_s = 1e9;
+  drive.write_bytes_per_s = 1e9;
+  const DeviceId disk = m.add_disk("disk0", drive);
+  m.add_link("sata", disk, cpu, link_at(64e9));
+  m.seal();
+  const double t = SimBackend::compute_time_s(m, cpu_compute(cpu, 1e10, 0), cpu);
+  auto run = [&](OpKind kind, int busy_streams) {
+    OpGraph g;
+    const OpId transfer =
+        g.add(disk_op(kind, disk, cpu, 2 * t * 1e9, AccessPattern::kSequential), "transfer");
+    std::vector<OpId> compute;
+    for (int s = 0; s < busy_streams; ++s) compute.push_back(g.add(cpu_compute(cpu, 1e10, s), "c"));
+    const SimulationResult r = simulate_isolated(m, g, {});
+    for (OpId c : compute) expect_close(t, seconds(r.end_ns[c]));  // compute is not slowed
+    return seconds(r.end_ns[transfer]);
+  };
+  expect_close(2 * t, run(OpKind::kDiskRead, 0));
+  // 0.8 t of the bytes by t, the other 1.2 t at the full rate.
+  expect_close(2.2 * t, run(OpKind::kDiskRead, 1));
+  expect_close(2.4 * t, run(OpKind::kDiskRead, 2));
+  expect_close(2.1 * t, run(OpKind::kDiskWrite, 1));
+}
+
 TEST(SimBackend, DiskReadIsLimitedByTheSlowerOfMediaAndLink) {
   const DiskModel nvme = DiskModel::nvme(4, 4);  // ~7 GB/s media
   Machine m("slow link");

@@ -64,6 +64,8 @@ TEST(TopologyErrors, WrongType) {
                "'all_streams_busy_speed' must be in (0, 1], got 1.2");
   expect_error(machine("{name: cpu0, kind: cpu, beside_dispatch_speed: 0}"), 3,
                "'beside_dispatch_speed' must be positive, got '0'");
+  expect_error(machine("{name: cpu0, kind: cpu, disk_read_speed_all_busy: 1.5}"), 3,
+               "'disk_read_speed_all_busy' must be in (0, 1], got 1.5");
   expect_error(machine("{name: cpu0, kind: cpu, cores: 2, disk_io_cores: 3}"), 3,
                "'disk_io_cores' must be at most the CPU's cores (2), got 3");
   expect_error(machine("{name: cpu0, kind: cpu, disk_io_cores: -1}"), 3,

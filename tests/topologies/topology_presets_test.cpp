@@ -239,6 +239,10 @@ devices:
     all_streams_busy_speed: 0.9
     beside_dispatch_speed: 0.6
     disk_io_cores: 0.75
+    disk_read_speed_one_busy: 0.85
+    disk_read_speed_all_busy: 0.65
+    disk_write_speed_one_busy: 0.8
+    disk_write_speed_all_busy: 0.75
     copy_streams: 3
     dram: {channels: 6, bandwidth_per_channel: 21.3GB/s, first_access: 90ns, burst_word: 0.25ns, capacity: 384GiB}
   - {name: gpu0, kind: gpu, model: a100, fp32_peak: 20TFLOPS, fp16_peak: 300 TFLOP/s, memory_bandwidth: 2TB/s,
@@ -270,6 +274,10 @@ links:
   EXPECT_EQ(cpu.all_streams_busy_speed, 0.9);
   EXPECT_EQ(cpu.beside_dispatch_speed, 0.6);
   EXPECT_EQ(cpu.disk_io_cores, 0.75);
+  EXPECT_EQ(cpu.disk_read_speed_one_busy, 0.85);
+  EXPECT_EQ(cpu.disk_read_speed_all_busy, 0.65);
+  EXPECT_EQ(cpu.disk_write_speed_one_busy, 0.8);
+  EXPECT_EQ(cpu.disk_write_speed_all_busy, 0.75);
   EXPECT_EQ(cpu.copy_streams, 3);
   EXPECT_EQ(cpu.dram.channels, 6);
   EXPECT_DOUBLE_EQ(cpu.dram.bytes_per_s_per_channel, 21.3e9);
