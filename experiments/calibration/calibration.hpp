@@ -171,6 +171,12 @@ ProfileInputs profile_inputs(const Machine& profile);
 /// CalibrationOptions::only.
 std::vector<std::string> groups_used_by(const OpGraph& graph, const Machine& machine);
 
+/// A one-thread memory-bound rate as an unpinned executor worker meets it: `measure(seconds)`
+/// pinned to each core the calling thread may use, in turn, for min_s / cores each; the rate
+/// at the mean time per unit over the cores (their harmonic mean). The thread's affinity is
+/// restored afterwards.
+double rate_over_cores(double min_s, const std::function<double(double)>& measure);
+
 /// The host name, made safe for a machine name ("calibrated-<hostname>").
 std::string profile_name();
 

@@ -1,6 +1,7 @@
 // The calibrated profile: its YAML round trip, that the simulator runs on it with the
 // measured rates, and a short real calibration whose numbers are finite and plausible.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -516,6 +517,42 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   const CpuModel& cpu = r.machine.device(*r.machine.find_device("cpu0")).cpu;
   EXPECT_GT(cpu.clock_hz, 0);
   EXPECT_DOUBLE_EQ(cpu.dispatch_s, r.get("host dispatch per op").value);
+}
+
+}  // namespace
+}  // namespace opsim::calibration
+
+namespace opsim::calibration {
+namespace {
+
+TEST(RateOverCores, MeasuresPinnedToEachCoreAndAveragesTheTimes) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const int cores = CPU_COUNT(&allowed);
+  std::vector<int> ran_on;
+  std::vector<double> given_s;
+  // A core's rate is 1 + its number: the answer is the harmonic mean of those of the cores.
+  const double rate = rate_over_cores(0.4, [&](double s) {
+    ran_on.push_back(::sched_getcpu());
+    given_s.push_back(s);
+    return 1.0 + ran_on.back();
+  });
+  ASSERT_EQ(static_cast<int>(ran_on.size()), cores);
+  double seconds_per_unit = 0;
+  for (std::size_t i = 0; i < ran_on.size(); ++i) {
+    EXPECT_TRUE(CPU_ISSET(ran_on[i], &allowed));
+    if (i > 0) {
+      EXPECT_GT(ran_on[i], ran_on[i - 1]);  // each core once, in order
+    }
+    EXPECT_DOUBLE_EQ(given_s[i], cores > 1 ? 0.4 / cores : 0.4);
+    seconds_per_unit += 1.0 / (1.0 + ran_on[i]);
+  }
+  EXPECT_DOUBLE_EQ(rate, cores / seconds_per_unit);
+  cpu_set_t after;
+  CPU_ZERO(&after);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&after, &allowed));  // the thread may run anywhere again
 }
 
 }  // namespace
