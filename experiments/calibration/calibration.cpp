@@ -157,23 +157,21 @@ double disk_speed_beside_gemms(std::size_t n, int threads, const std::function<v
   cpu::set_blas_threads(1);
   std::atomic<bool> stop{false};
   std::atomic<int> multiplying{0};
-  {
-    std::vector<std::jthread> gemms;
-    for (int t = 0; t < threads; ++t)
-      gemms.emplace_back([&] {
-        std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.f);
-        cpu::sgemm(a.data(), b.data(), c.data(), n, n, n);  // warm: OpenBLAS's buffers, pages
-        multiplying.fetch_add(1);
-        while (!stop.load(std::memory_order_relaxed))
-          cpu::sgemm(a.data(), b.data(), c.data(), n, n, n);
-      });
-    while (multiplying.load() < threads) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    const double beside_s = timed_s();
-    stop = true;
-    gemms.clear();  // joins
-    const double after_s = timed_s();
-    return 0.5 * (before_s + after_s) / beside_s;
-  }
+  std::vector<std::jthread> gemms;
+  for (int t = 0; t < threads; ++t)
+    gemms.emplace_back([&] {
+      std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.f);
+      cpu::sgemm(a.data(), b.data(), c.data(), n, n, n);  // warm: OpenBLAS's buffers, pages
+      multiplying.fetch_add(1);
+      while (!stop.load(std::memory_order_relaxed))
+        cpu::sgemm(a.data(), b.data(), c.data(), n, n, n);
+    });
+  while (multiplying.load() < threads) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const double beside_s = timed_s();
+  stop = true;
+  gemms.clear();  // joins
+  const double after_s = timed_s();
+  return 0.5 * (before_s + after_s) / beside_s;
 }
 
 // A one-thread GEMM's speed while another thread busy-waits on the clock, as the program's
@@ -244,12 +242,10 @@ double chase_latency(std::size_t bytes, double min_s) {
 
 }  // namespace
 
-// On a VM each vCPU may sit
-// on a host core of its own with its own memory bandwidth (here one 96 MiB memcpy ran at
-// 10.5 GB/s pinned to vCPU 0 and 15.4 on vCPU 1, and minutes later at 18 and 15), and an
-// unpinned worker stays on whichever vCPU the kernel gave it. So `measure(min_s)` runs
-// pinned to each allowed core in turn, for min_s / cores each, and the answer is the rate at
-// the mean time per unit over the cores: what a worker placed by chance takes on average.
+// Why over every core: on a VM each vCPU may sit on a host core of its own with its own memory
+// bandwidth (here one 96 MiB memcpy ran at 10.5 GB/s pinned to vCPU 0 and 15.4 on vCPU 1, and
+// minutes later at 18 and 15), and an unpinned worker stays on whichever vCPU the kernel gave
+// it, so the mean time over the cores is what a worker placed by chance takes on average.
 double rate_over_cores(double min_s, const std::function<double(double)>& measure) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
