@@ -6,10 +6,14 @@ namespace opsim {
 
 std::string_view to_string(StreamKind kind) {
   switch (kind) {
-    case StreamKind::kCompute: return "compute";
-    case StreamKind::kCopy: return "copy";
-    case StreamKind::kHost: return "host";
-    case StreamKind::kIo: return "io";
+    case StreamKind::kCompute:
+      return "compute";
+    case StreamKind::kCopy:
+      return "copy";
+    case StreamKind::kHost:
+      return "host";
+    case StreamKind::kIo:
+      return "io";
   }
   return "compute";
 }
@@ -70,8 +74,27 @@ std::uint32_t StreamTable::count(DeviceId device, StreamKind kind) const {
 
 StreamIndex StreamTable::at(DeviceId device, StreamKind kind, std::uint32_t index) const {
   const std::uint32_t n = count(device, kind);
-  if (n == 0) throw std::invalid_argument("device has no stream of kind " + std::string(to_string(kind)));
+  if (n == 0)
+    throw std::invalid_argument("device has no stream of kind " + std::string(to_string(kind)));
   return first_[slot(device, kind)] + index % n;
+}
+
+int pinned_core(const Machine& machine, const StreamTable& streams, StreamIndex stream, int cores) {
+  if (cores <= 1 || stream >= streams.size()) return -1;
+  const StreamInfo& info = streams.info(stream);
+  if (machine.device(info.device).kind != DeviceKind::kCpu) return -1;
+  switch (info.kind) {
+    case StreamKind::kCompute:
+      if (streams.count(info.device, StreamKind::kCompute) < static_cast<std::uint32_t>(cores))
+        return -1;
+      return info.index % cores;
+    case StreamKind::kCopy:
+      return cores - 1 - info.index % cores;
+    case StreamKind::kHost:
+    case StreamKind::kIo:
+      return -1;
+  }
+  return -1;
 }
 
 }  // namespace opsim

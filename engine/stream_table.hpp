@@ -42,4 +42,14 @@ class StreamTable {
   std::vector<std::uint32_t> count_;
 };
 
+/// The core a CPU stream's worker thread is pinned to, as an index into the `cores` the
+/// process may run on, or -1 where it floats (the OS places it): the real executor pins
+/// there and the simulator gives the stream that core's speed (CpuModel::core_pass_speeds).
+/// Compute streams count up from the first core, each alone on a core where the CPU has at
+/// least as many streams as cores (one BLAS thread each; streams of several threads float);
+/// memcpy streams count down from the last core, so the first compute and the first memcpy
+/// stream run side by side. Host streams, disk queues and GPU streams float, as does
+/// everything on a one-core process.
+int pinned_core(const Machine& machine, const StreamTable& streams, StreamIndex stream, int cores);
+
 }  // namespace opsim

@@ -135,6 +135,7 @@ struct SimBackend::Impl {
   SimBackendOptions options;
   std::unique_ptr<sg4::Engine> engine;
   const Machine* machine = nullptr;
+  const StreamTable* streams = nullptr;
   const OpGraph* graph = nullptr;
   CompletionSink* sink = nullptr;
 
@@ -427,6 +428,15 @@ struct SimBackend::Impl {
 
   // One random read's time on `disk`: its own access plus, per sequential read running on
   // the disk now, the wait behind that transfer's requests.
+  // The speed factor (`speeds`: CpuModel::core_pass_speeds or core_copy_speeds) of the core
+  // the launch's stream is pinned to, as the real executor pins it; 1 off a CPU or floating.
+  double core_speed(const OpLaunch& launch, std::vector<double> CpuModel::*speeds) const {
+    const Device& d = machine->device(launch.device);
+    if (d.kind != DeviceKind::kCpu || (d.cpu.*speeds).empty()) return 1.0;
+    return CpuModel::core_speed(d.cpu.*speeds,
+                                pinned_core(*machine, *streams, launch.stream, d.cpu.cores));
+  }
+
   double random_read_s(DeviceId disk) const {
     const DiskModel& d = machine->device(disk).disk;
     return 1.0 / d.read_iops +
@@ -553,7 +563,8 @@ SimBackend::~SimBackend() {
   (void)impl_->engine.release();
 }
 
-double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId device) {
+double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId device,
+                                  double core_pass_speed) {
   const Device& d = machine.device(device);
   if (d.kind == DeviceKind::kGpu) {
     const GpuModel& g = d.gpu;
@@ -569,7 +580,8 @@ double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId
     // the roofline divides the bandwidth it is given by the efficiency, so undo that here.
     const CpuModel& c = d.cpu;
     const double streams = std::max(1, c.compute_streams);
-    const double memory_bytes_per_s = c.memory_pass_bytes_per_s(op.bytes) / c.efficiency;
+    const double memory_bytes_per_s =
+        c.memory_pass_bytes_per_s(op.bytes) * core_pass_speed / c.efficiency;
     return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() / streams, memory_bytes_per_s,
                            0.0, c.efficiency);
   }
@@ -577,10 +589,11 @@ double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId
                               "', which is neither a CPU nor a GPU");
 }
 
-void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const StreamTable&,
+void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const StreamTable& streams,
                          CompletionSink& sink) {
   Impl& m = *impl_;
   m.machine = &machine;
+  m.streams = &streams;
   m.graph = &graph;
   m.sink = &sink;
   const auto devices = machine.devices();
@@ -870,7 +883,8 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
   const Op& op = *launch.op;
   switch (op.kind) {
     case OpKind::kCompute: {
-      const double seconds = compute_time_s(*m.machine, op, launch.device);
+      const double seconds = compute_time_s(*m.machine, op, launch.device,
+                                            m.core_speed(launch, &CpuModel::core_pass_speeds));
       if (seconds > 0) {
         m.start_exec(slot, m.compute_host[launch.device], seconds, m.exec_bound[launch.device]);
         if (m.machine->device(launch.device).kind == DeviceKind::kCpu) {
@@ -910,6 +924,7 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
         double bytes_per_s = src.cpu.dram.bytes_per_s() / 2;
         if (src.cpu.copy_stream_bytes_per_s_for(op.bytes) > 0)
           bytes_per_s = std::min(bytes_per_s, src.cpu.copy_stream_bytes_per_s_for(op.bytes));
+        bytes_per_s *= m.core_speed(launch, &CpuModel::core_copy_speeds);
         const double seconds = op.bytes / bytes_per_s;
         if (seconds > 0)
           m.start_exec(slot, m.compute_host[op.device], seconds, m.exec_bound[op.device]);
@@ -920,7 +935,8 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       std::uint32_t route = m.find_route(op.device, op.peer, kCopyRoute);
       Slot& s = m.slots[slot];
       if (op.device == op.peer && src.kind == DeviceKind::kCpu) {
-        s.flow_cap_bytes_per_s = src.cpu.copy_stream_bytes_per_s_for(op.bytes);
+        s.flow_cap_bytes_per_s = src.cpu.copy_stream_bytes_per_s_for(op.bytes) *
+                                 m.core_speed(launch, &CpuModel::core_copy_speeds);
         // A free lane keeps that rate beside other copies (SimGrid ignores Comm::set_rate).
         const auto& lanes = m.copy_lanes[op.device];
         for (int lane = 0; lane < static_cast<int>(lanes.size()); ++lane) {

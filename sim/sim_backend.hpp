@@ -87,8 +87,11 @@ class SimBackend final : public Backend {
   void run_until_idle() override;
   TimeNs now_ns() const override;
 
-  /// Simulated duration of a compute op on `device` by the roofline, in seconds.
-  static double compute_time_s(const Machine& machine, const Op& op, DeviceId device);
+  /// Simulated duration of a compute op on `device` by the roofline, in seconds; on a CPU
+  /// core whose memory-bound passes run at `core_pass_speed` x the CPU's rates (CpuModel::
+  /// core_pass_speeds).
+  static double compute_time_s(const Machine& machine, const Op& op, DeviceId device,
+                               double core_pass_speed = 1.0);
 
   /// Number of SimGrid hosts and links the platform has (for tests of its size).
   std::size_t host_count() const;

@@ -58,6 +58,8 @@ constexpr std::string_view kCpuKeysData[] = {"name",
                                              "copy_streams",
                                              "copy_stream_bandwidth",
                                              "copy_stream_rates",
+                                             "core_pass_speeds",
+                                             "core_copy_speeds",
                                              "dram",
                                              "memory_pass_rates"};
 constexpr Keys kCpuKeys{kCpuKeysData};
@@ -401,6 +403,22 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
   };
   size_rates("memory_pass_rates", "working_set", kPassRateKeys, cpu.memory_pass_rates);
   size_rates("copy_stream_rates", "bytes", kCopyRateKeys, cpu.copy_stream_rates);
+  // A factor per core, in core order: [1.1, 0.9].
+  auto core_speeds = [&](const char* key, std::vector<double>& speeds) {
+    optional(node, key, [&](const YAML::Node& list) {
+      const std::string k = key;
+      if (!list.IsSequence())
+        fail(list.Mark(), "'" + k + "' must be a list of one speed factor per core such as " +
+                              "[1.1, 0.9], got " + node_type_name(list));
+      for (const YAML::Node& item : list)
+        speeds.push_back(quantity(item, key, kNumber, Bound::kPositive));
+      if (speeds.size() > static_cast<std::size_t>(cpu.cores))
+        fail(list.Mark(), "'" + k + "' of " + what + " lists " + std::to_string(speeds.size()) +
+                              " speeds for " + std::to_string(cpu.cores) + " cores");
+    });
+  };
+  core_speeds("core_pass_speeds", cpu.core_pass_speeds);
+  core_speeds("core_copy_speeds", cpu.core_copy_speeds);
   return cpu;
 }
 
@@ -863,6 +881,14 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       };
       size_rates("memory_pass_rates", "working_set", c.memory_pass_rates);
       size_rates("copy_stream_rates", "bytes", c.copy_stream_rates);
+      auto core_speeds = [&](const char* key, const std::vector<double>& speeds) {
+        if (speeds.empty()) return;
+        out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (const double speed : speeds) out << number_text(speed);
+        out << YAML::EndSeq;
+      };
+      core_speeds("core_pass_speeds", c.core_pass_speeds);
+      core_speeds("core_copy_speeds", c.core_copy_speeds);
       break;
     }
     case DeviceKind::kGpu: {
@@ -1056,6 +1082,8 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
       };
       differ(!same_rates(p.memory_pass_rates, q.memory_pass_rates), at + "memory pass rates");
       differ(!same_rates(p.copy_stream_rates, q.copy_stream_rates), at + "copy stream rates");
+      differ(p.core_pass_speeds != q.core_pass_speeds || p.core_copy_speeds != q.core_copy_speeds,
+             at + "per-core speeds");
     }
     if (x.kind == DeviceKind::kGpu && y.kind == x.kind) {
       const GpuModel &p = x.gpu, &q = y.gpu;

@@ -1,6 +1,7 @@
 #include "engine/exec/cpu_backend.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -95,6 +96,18 @@ void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
   on_gpu_.assign(streams.size(), false);
   for (StreamIndex s = 0; s < streams.size(); ++s)
     on_gpu_[s] = machine.device(streams.info(s).device).kind == DeviceKind::kGpu;
+  allowed_cpus_.clear();
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) allowed_cpus_.push_back(c);
+  stream_cpu_.assign(streams.size(), -1);
+  if (options_.pin_streams)
+    for (StreamIndex s = 0; s < streams.size(); ++s) {
+      const int core = pinned_core(machine, streams, s, static_cast<int>(allowed_cpus_.size()));
+      if (core >= 0) stream_cpu_[s] = allowed_cpus_[static_cast<std::size_t>(core)];
+    }
   gpu_streams_.reset();
   why_no_gpu_.clear();
   if (!machine.gpus().empty()) {
@@ -137,6 +150,14 @@ void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
     threads = std::max(1, hw / static_cast<int>(compute));
   }
   cpu::set_blas_threads(threads);
+  // A pinned worker's OpenBLAS helper threads would share its one core (GEMMs 30 % slower in
+  // session 3): compute streams of several BLAS threads float (pinned_core() pins them only
+  // where each has one, unless blas_threads asks for more).
+  if (threads > 1)
+    for (StreamIndex s = 0; s < streams.size(); ++s)
+      if (streams.info(s).kind == StreamKind::kCompute) stream_cpu_[s] = -1;
+  for (auto& w : workers_)  // kept from an earlier run: its stream may sit elsewhere now
+    if (w && w->stream < streams.size()) place(*w);
   // The run's time starts here: closing the last run's GPU streams and opening new ones
   // (waiting for events, creating a completion thread) is set-up, not the run.
   t0_ = std::chrono::steady_clock::now();
@@ -189,8 +210,21 @@ CpuBackend::Worker& CpuBackend::worker_for(StreamIndex stream) {
     slot->stream_name = streams_->info(stream).name;
     Worker* w = slot.get();
     slot->thread = std::thread([this, w] { worker_loop(*w); });
+    place(*w);
   }
   return *slot;
+}
+
+void CpuBackend::place(Worker& w) {
+  if (allowed_cpus_.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (stream_cpu_[w.stream] >= 0)
+    CPU_SET(stream_cpu_[w.stream], &set);
+  else
+    for (const int c : allowed_cpus_) CPU_SET(c, &set);
+  // Best effort: a CPU taken away since prepare() leaves the worker where it was.
+  (void)::pthread_setaffinity_np(w.thread.native_handle(), sizeof set, &set);
 }
 
 void CpuBackend::launch(const OpLaunch& l) {

@@ -57,6 +57,10 @@ struct CpuBackendOptions {
   /// scheduler, between its launches, as a program's dispatch cost is paid on its own
   /// thread; off: on a worker of the host stream, like any other op.
   bool host_dispatch_on_caller = true;
+  /// Pins each CPU stream's worker to the core pinned_core() names (StarPU binds its
+  /// workers likewise): on a VM each vCPU has its own memory speed, which the simulator
+  /// knows per core only if it knows where each stream runs. Off: every worker floats.
+  bool pin_streams = true;
   /// Runs the ops of GPU streams; null: gpu_runtime(), when the machine has GPUs.
   std::shared_ptr<GpuRuntime> gpu_runtime;
 };
@@ -144,6 +148,11 @@ class CpuBackend final : public Backend {
   std::string disk_note_;                         // mutex_
   // GPU streams: which of streams_ are a GPU's; what runs them (null: why_no_gpu_ says why).
   std::vector<bool> on_gpu_;
+  // Per stream: the CPU its worker is pinned to (options_.pin_streams), or -1: it floats over
+  // allowed_cpus_, the CPUs the process may run on at prepare().
+  std::vector<int> stream_cpu_;
+  std::vector<int> allowed_cpus_;
+  void place(Worker& w);
   std::unique_ptr<GpuStreams> gpu_streams_;
   std::string why_no_gpu_;
   // The thread in run_until(), when it waits: what it waits for, checked by the thread that

@@ -244,23 +244,31 @@ double chase_latency(std::size_t bytes, double min_s) {
 
 // Why over every core: on a VM each vCPU may sit on a host core of its own with its own memory
 // bandwidth (here one 96 MiB memcpy ran at 10.5 GB/s pinned to vCPU 0 and 15.4 on vCPU 1, and
-// minutes later at 18 and 15), and an unpinned worker stays on whichever vCPU the kernel gave
-// it, so the mean time over the cores is what a worker placed by chance takes on average.
-double rate_over_cores(double min_s, const std::function<double(double)>& measure) {
+// minutes later at 18 and 15): the mean time over the cores is what a floating worker takes
+// on average, and each core's own rate is what a worker pinned there takes (pinned_core()).
+double rate_over_cores(double min_s, const std::function<double(double)>& measure,
+                       std::vector<double>* core_rates) {
+  if (core_rates != nullptr) core_rates->clear();
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
-  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return measure(min_s);
   std::vector<int> cores;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &allowed)) cores.push_back(c);
-  if (cores.size() <= 1) return measure(min_s);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) cores.push_back(c);
+  if (cores.size() <= 1) {
+    const double rate = measure(min_s);
+    if (core_rates != nullptr) core_rates->push_back(rate);
+    return rate;
+  }
   double seconds_per_unit = 0;
   for (const int c : cores) {
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(c, &one);
     ::sched_setaffinity(0, sizeof one, &one);
-    seconds_per_unit += 1.0 / measure(min_s / static_cast<double>(cores.size()));
+    const double rate = measure(min_s / static_cast<double>(cores.size()));
+    if (core_rates != nullptr) core_rates->push_back(rate);
+    seconds_per_unit += 1.0 / rate;
   }
   ::sched_setaffinity(0, sizeof allowed, &allowed);
   return static_cast<double>(cores.size()) / seconds_per_unit;
@@ -298,6 +306,8 @@ ProfileInputs profile_inputs(const Machine& profile) {
                                                           : in.memcpy_two_streams_bytes_per_s;
   in.first_access_s = cpu.dram.first_access_s;
   in.dispatch_s = cpu.dispatch_s;
+  in.core_pass_speeds = cpu.core_pass_speeds;
+  in.core_copy_speeds = cpu.core_copy_speeds;
   in.disk_read_bytes_per_s = disk.read_bytes_per_s;
   in.disk_write_bytes_per_s = disk.write_bytes_per_s;
   in.disk_access_s = disk.access_s;
@@ -403,6 +413,11 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
                        : 1.0;
   cpu.memory_pass_rates = in.memory_pass_rates;
   cpu.copy_stream_rates = in.copy_stream_rates;
+  // One factor per core at most (a profile from a host with more cores keeps its first ones).
+  for (auto [from, to] : {std::pair{&in.core_pass_speeds, &cpu.core_pass_speeds},
+                          std::pair{&in.core_copy_speeds, &cpu.core_copy_speeds}})
+    to->assign(from->begin(), from->begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                  from->size(), static_cast<std::size_t>(cores))));
   cpu.disk_io_cores = std::clamp(in.disk_io_cores, 0.0, static_cast<double>(cores));
   // A transfer never stops beside compute: at least a hundredth of its rate.
   cpu.disk_read_speed_one_busy = std::clamp(in.disk_read_speed_one_busy, 0.01, 1.0);
@@ -460,6 +475,10 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   return m;
 }
 
+std::string core_speed_name(bool copy, int core) {
+  return std::string(copy ? "memcpy" : "elementwise") + " speed on core " + std::to_string(core);
+}
+
 // The parameters a calibration measures (the ones CalibrationOptions::only asks for) and the
 // state their samples share: scratch files, a frontend Context, every sample so far.
 struct Calibrator::State {
@@ -478,8 +497,29 @@ struct Calibrator::State {
   std::uint64_t rng = 0x9E3779B97F4A7C15ull;
   std::unique_ptr<frontend::Context> ctx;
   std::shared_ptr<GpuRuntime> gpu_runtime_used;
+  // Per rate measured over the cores since the pass began (take_pass clears them): each
+  // core's rate / the mean core's, for the elementwise passes and for memcpy.
+  std::vector<std::vector<double>> pass_core_ratios, copy_core_ratios;
 
   explicit State(const CalibrationOptions& o);
+  // rate_over_cores(), keeping each core's ratio to the mean in `ratios`.
+  static double over_cores(std::vector<std::vector<double>>& ratios, double min_s,
+                           const std::function<double(double)>& measure) {
+    std::vector<double> per_core;
+    const double mean = rate_over_cores(min_s, measure, &per_core);
+    for (double& rate : per_core) rate /= mean;
+    ratios.push_back(std::move(per_core));
+    return mean;
+  }
+  // A core's speed: the geometric mean of its ratios (1 when none were kept).
+  static double core_speed(const std::vector<std::vector<double>>& ratios, int core) {
+    double log_sum = 0;
+    int count = 0;
+    for (const std::vector<double>& r : ratios)
+      if (static_cast<std::size_t>(core) < r.size() && r[core] > 0)
+        log_sum += std::log(r[core]), ++count;
+    return count > 0 ? std::exp(log_sum / count) : 1.0;
+  }
   DiskFile& disk();
   double random_requests(int count, bool write);
   struct Beside {
@@ -527,33 +567,42 @@ Calibrator::State::State(const CalibrationOptions& o)
     }
   const std::size_t memcpy_bytes = plan.memcpy_bytes;
   const double min_s = plan.min_s;
-  items.push_back({"memcpy 1 stream", "bytes/s", [=] {
-                     return rate_over_cores(
-                         min_s, [&](double s) { return memcpy_rate(memcpy_bytes, 1, s); });
+  items.push_back({"memcpy 1 stream", "bytes/s", [this, memcpy_bytes, min_s] {
+                     return over_cores(copy_core_ratios, min_s,
+                                       [&](double s) { return memcpy_rate(memcpy_bytes, 1, s); });
                    }});
   items.push_back(
       {"memcpy 2 streams", "bytes/s", [=] { return memcpy_rate(memcpy_bytes, 2, min_s); }});
-  items.push_back({"elementwise 1 thread", "bytes/s", [=] {
-                     return rate_over_cores(
-                         min_s, [&](double s) { return elementwise_rate(memcpy_bytes, s); });
+  items.push_back({"elementwise 1 thread", "bytes/s", [this, memcpy_bytes, min_s] {
+                     return over_cores(pass_core_ratios, min_s,
+                                       [&](double s) { return elementwise_rate(memcpy_bytes, s); });
                    }});
   // Smaller working sets run from cache: the simulator interpolates between these.
   for (std::size_t mb : {2, 8, 32})
     if ((mb << 20) < memcpy_bytes) pass_sizes.push_back(mb << 20);
   for (std::size_t bytes : pass_sizes)
-    items.push_back({"elementwise " + std::to_string(bytes >> 20) + " MiB", "bytes/s", [=] {
-                       return rate_over_cores(min_s,
-                                              [&](double s) { return elementwise_rate(bytes, s); });
-                     }});
+    items.push_back(
+        {"elementwise " + std::to_string(bytes >> 20) + " MiB", "bytes/s", [this, bytes, min_s] {
+           return over_cores(pass_core_ratios, min_s,
+                             [&](double s) { return elementwise_rate(bytes, s); });
+         }});
   // memcpy's rate is not one number: smaller copies run from cache, and glibc switches to
   // non-temporal stores above a threshold, either side of which a copy that misses the cache
   // runs at its own rate (memcpy_sizes.hpp). The simulator interpolates between the sizes.
   copy_sizes = memcpy_calibration_sizes(memcpy_bytes, memcpy_non_temporal_threshold_bytes());
   for (std::size_t bytes : copy_sizes)
-    items.push_back({memcpy_measurement_name(bytes), "bytes/s", [=] {
-                       return rate_over_cores(min_s,
-                                              [&](double s) { return memcpy_rate(bytes, 1, s); });
+    items.push_back({memcpy_measurement_name(bytes), "bytes/s", [this, bytes, min_s] {
+                       return over_cores(copy_core_ratios, min_s,
+                                         [&](double s) { return memcpy_rate(bytes, 1, s); });
                      }});
+  // Each core's speed, from the rates above measured there (no measuring of its own): the
+  // executor pins streams to cores, and on a VM one vCPU copies at 0.7 x the other's.
+  if (hw > 1)
+    for (const bool copy : {false, true})
+      for (int c = 0; c < hw; ++c)
+        items.push_back({core_speed_name(copy, c), "fraction", [this, copy, c] {
+                           return core_speed(copy ? copy_core_ratios : pass_core_ratios, c);
+                         }});
   items.push_back({"dram first access", "s",
                    [chase = plan.chase_bytes, min_s] { return chase_latency(chase, min_s); }});
 
@@ -829,6 +878,13 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
           {static_cast<double>(bytes), report.get(memcpy_measurement_name(bytes)).value});
     in.copy_stream_rates.push_back({static_cast<double>(plan.memcpy_bytes), in.memcpy_bytes_per_s});
   }
+  const auto core_speeds = [&](bool copy, std::vector<double>& speeds) {
+    if (!measured(core_speed_name(copy, 0))) return;
+    speeds.clear();
+    for (int c = 0; c < hw; ++c) speeds.push_back(report.get(core_speed_name(copy, c)).value);
+  };
+  core_speeds(false, in.core_pass_speeds);
+  core_speeds(true, in.core_copy_speeds);
   if (measured("dram first access")) in.first_access_s = report.get("dram first access").value;
   if (measured("disk sequential write")) {
     in.disk_write_bytes_per_s = report.get("disk sequential write").value;
@@ -916,6 +972,8 @@ void Calibrator::sample(std::size_t parameter, int count) {
 }
 
 std::size_t Calibrator::take_pass() {
+  state_->pass_core_ratios.clear();
+  state_->copy_core_ratios.clear();
   for (std::size_t i = 0; i < parameter_count(); ++i) {
     sample(i, 1);
     if (state_->options.on_progress) state_->options.on_progress(i + 1, parameter_count());

@@ -145,6 +145,10 @@ struct ProfileInputs {
   double disk_write_speed_one_busy = 1.0;
   double disk_write_speed_all_busy = 1.0;
   double dispatch_s = 0;
+  /// Per core, the elementwise passes' and memcpy's rate there as a multiple of the mean
+  /// core's (CpuModel::core_pass_speeds, core_copy_speeds; empty: not measured).
+  std::vector<double> core_pass_speeds;
+  std::vector<double> core_copy_speeds;
   GpuInputs gpus;  ///< count 0: no GPU in the profile
 };
 /// cpu0 gets compute_streams streams, a per-stream peak of gemm_flops_per_s_per_stream (the
@@ -175,7 +179,9 @@ std::vector<std::string> groups_used_by(const OpGraph& graph, const Machine& mac
 /// pinned to each core the calling thread may use, in turn, for min_s / cores each; the rate
 /// at the mean time per unit over the cores (their harmonic mean). The thread's affinity is
 /// restored afterwards.
-double rate_over_cores(double min_s, const std::function<double(double)>& measure);
+/// `core_rates`, when given, receives the rate on each core, in core order.
+double rate_over_cores(double min_s, const std::function<double(double)>& measure,
+                       std::vector<double>* core_rates = nullptr);
 
 /// The host name, made safe for a machine name ("calibrated-<hostname>").
 std::string profile_name();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <thread>
 
 #include "experiments/calibration/calibration.hpp"
 
@@ -38,7 +39,9 @@ TEST(Calibrator, PassesTakeOneSampleEachAndReportsPickThem) {
   options.only = {"elementwise"};
   options.base = &base;
   Calibrator calibrator(options);
-  ASSERT_EQ(calibrator.parameter_count(), 3u);  // 32 MiB, 2 MiB, 8 MiB passes (quick)
+  // 32 MiB, 2 MiB, 8 MiB passes (quick), and each core's speed where there are several.
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  ASSERT_EQ(calibrator.parameter_count(), 3u + (hw > 1 ? hw : 0u));
   EXPECT_EQ(calibrator.take_pass(), 0u);
   EXPECT_EQ(calibrator.take_pass(), 1u);
   EXPECT_EQ(calibrator.take_pass(), 2u);
@@ -49,13 +52,20 @@ TEST(Calibrator, PassesTakeOneSampleEachAndReportsPickThem) {
     ASSERT_EQ(second.measurements[i].samples.size(), 1u);
     EXPECT_EQ(second.measurements[i].samples[0], all.measurements[i].samples[1]);
     EXPECT_EQ(second.measurements[i].value, all.measurements[i].samples[1]);
-    EXPECT_GT(all.measurements[i].value, 1e8);  // bytes/s: any machine passes 100 MB/s
+    if (all.measurements[i].unit == "bytes/s")
+      EXPECT_GT(all.measurements[i].value, 1e8);  // any machine passes 100 MB/s
+    else
+      EXPECT_GT(all.measurements[i].value, 0.1);  // a core's speed against the mean core's
   }
   // The profile takes the samples' rate, not the base's 1 MB/s.
   const CpuModel& cpu = second.machine.device(*second.machine.find_device("cpu0")).cpu;
   ASSERT_FALSE(cpu.memory_pass_rates.empty());
   EXPECT_EQ(cpu.memory_pass_rates.back().bytes_per_s,
             second.get("elementwise 1 thread").samples[0]);
+  ASSERT_EQ(cpu.core_pass_speeds.size(), hw > 1 ? hw : 0u);
+  for (unsigned c = 0; c < cpu.core_pass_speeds.size(); ++c)
+    EXPECT_EQ(cpu.core_pass_speeds[c],
+              second.get("elementwise speed on core " + std::to_string(c)).value);
   EXPECT_THROW((void)calibrator.report(3, 4), std::logic_error);  // no such samples
 }
 
@@ -79,8 +89,10 @@ TEST(InterleavedValidation, RoundsAreSimulatedOnFreshSamplesAndTheMedianRoundRep
     EXPECT_LT(round.simulated_s, 0.1);
     EXPECT_GT(round.simulated_s, 0);
     EXPECT_DOUBLE_EQ(round.error, relative_error(round.real_s, round.simulated_s));
-    // What the round was simulated with: the elementwise group's measurements.
-    ASSERT_EQ(round.measured.size(), 3u);
+    // What the round was simulated with: the elementwise group's measurements (quick: 2
+    // working sets and 128 MiB), and each core's speed where there are several.
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    ASSERT_EQ(round.measured.size(), 3u + (hw > 1 ? hw : 0u));
     EXPECT_EQ(round.measured[0].first, "elementwise 1 thread");
     EXPECT_GT(round.measured[0].second, 1e8);
   }

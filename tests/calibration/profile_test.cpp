@@ -356,7 +356,11 @@ TEST(Profile, ProfileInputsInvertBuildProfile) {
   in.disk_sequential_read_beside_random_bytes_per_s = 0.4e9;
   in.disk_sequential_read_beside_write_bytes_per_s = 0.8e9;
   in.disk_sequential_write_beside_read_bytes_per_s = 0.7e9;
+  in.core_pass_speeds = {1.05, 0.95};
+  in.core_copy_speeds = {0.8, 1.2, 1.1};  // from a host with more cores: the first ones kept
   const Machine m = build_profile(in, "calibrated-test");
+  EXPECT_EQ(m.device(0).cpu.core_copy_speeds, (std::vector{0.8, 1.2}));
+  EXPECT_EQ(profile_inputs(m).core_pass_speeds, (std::vector{1.05, 0.95}));
   EXPECT_EQ(m.device(*m.find_device("disk0")).disk.sequential_write_beside_read_bytes_per_s, 0.7e9);
   EXPECT_NEAR(m.device(*m.find_device("disk0")).disk.write_iops, 1.0 / (250e-6 - 4096 / 1.5e9),
               1e-6);
@@ -533,12 +537,17 @@ TEST(RateOverCores, MeasuresPinnedToEachCoreAndAveragesTheTimes) {
   std::vector<int> ran_on;
   std::vector<double> given_s;
   // A core's rate is 1 + its number: the answer is the harmonic mean of those of the cores.
-  const double rate = rate_over_cores(0.4, [&](double s) {
-    ran_on.push_back(::sched_getcpu());
-    given_s.push_back(s);
-    return 1.0 + ran_on.back();
-  });
+  std::vector<double> core_rates;
+  const double rate = rate_over_cores(
+      0.4,
+      [&](double s) {
+        ran_on.push_back(::sched_getcpu());
+        given_s.push_back(s);
+        return 1.0 + ran_on.back();
+      },
+      &core_rates);
   ASSERT_EQ(static_cast<int>(ran_on.size()), cores);
+  ASSERT_EQ(core_rates.size(), ran_on.size());  // each core's own rate, in core order
   double seconds_per_unit = 0;
   for (std::size_t i = 0; i < ran_on.size(); ++i) {
     EXPECT_TRUE(CPU_ISSET(ran_on[i], &allowed));
@@ -546,6 +555,7 @@ TEST(RateOverCores, MeasuresPinnedToEachCoreAndAveragesTheTimes) {
       EXPECT_GT(ran_on[i], ran_on[i - 1]);  // each core once, in order
     }
     EXPECT_DOUBLE_EQ(given_s[i], cores > 1 ? 0.4 / cores : 0.4);
+    EXPECT_EQ(core_rates[i], 1.0 + ran_on[i]);
     seconds_per_unit += 1.0 / (1.0 + ran_on[i]);
   }
   EXPECT_DOUBLE_EQ(rate, cores / seconds_per_unit);

@@ -1,6 +1,7 @@
 // The CPU backend behind the shared scheduler: dependencies respected on a large random DAG,
 // real host busy time, real file I/O, kernel errors surfacing on the calling thread.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -235,6 +236,67 @@ TEST(ExecCpuBackend, OpsOnDifferentStreamsRunAtTheSameTime) {
   EXPECT_EQ(met.load(), 2);
   EXPECT_NE(s.stream_of(a), s.stream_of(b));
   EXPECT_LT(std::max(s.start_ns(a), s.start_ns(b)), std::min(s.end_ns(a), s.end_ns(b)));
+}
+
+// Each CPU stream's worker runs on the core pinned_core() names (the simulator gives the
+// stream that core's speed), the rest float over every CPU the process may use; with
+// pin_streams off, every worker floats.
+TEST(ExecCpuBackend, WorkersRunOnTheCoresTheirStreamsArePinnedTo) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  const int cores = static_cast<int>(cpus.size());
+  Machine m("pinned");
+  CpuModel model;
+  model.compute_streams = std::max(2, cores);
+  model.copy_streams = 2;
+  const DeviceId cpu = m.add_cpu("cpu0", model);
+  m.seal();
+  const StreamTable streams(m);
+  for (const bool pin : {true, false}) {
+    OpGraph g;
+    std::vector<std::vector<int>> ran_on;
+    auto add = [&](OpKind kind, std::uint32_t stream) {
+      Op op;
+      op.kind = kind;
+      op.kernel = KernelClass::kElementwise;
+      op.device = cpu;
+      op.peer = cpu;
+      op.bytes = 64;
+      op.stream = stream;
+      ran_on.emplace_back();
+      return g.add(op, "op");
+    };
+    for (int i = 0; i < model.compute_streams; ++i) add(OpKind::kCompute, i);
+    for (int j = 0; j < model.copy_streams; ++j) add(OpKind::kCopy, j);
+    KernelTable kernels;
+    for (OpId id = 0; id < g.size(); ++id)
+      kernels.set(id, [&ran_on, id] {
+        cpu_set_t mine;
+        CPU_ZERO(&mine);
+        if (::sched_getaffinity(0, sizeof mine, &mine) != 0) return;
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+          if (CPU_ISSET(c, &mine)) ran_on[id].push_back(c);
+      });
+    CpuBackendOptions options;
+    options.pin_streams = pin;
+    CpuBackend backend(&kernels, options);
+    Scheduler s(m, g, backend);
+    s.submit_all();
+    s.run();
+    int pinned = 0;
+    for (OpId id = 0; id < g.size(); ++id) {
+      const int core = pin ? pinned_core(m, streams, s.stream_of(id), cores) : -1;
+      pinned += core >= 0 ? 1 : 0;
+      EXPECT_EQ(ran_on[id], core >= 0 ? std::vector<int>{cpus[core]} : cpus)
+          << streams.info(s.stream_of(id)).name << (pin ? " pinned" : " floating");
+    }
+    // Every compute and memcpy stream has a core of its own or shares one, where there are two.
+    EXPECT_EQ(pinned, pin && cores > 1 ? model.compute_streams + model.copy_streams : 0);
+  }
 }
 
 TEST(ExecCpuBackend, HostDispatchIsRealBusyTime) {

@@ -496,6 +496,49 @@ TEST(SimBackend, OneMemcpyThreadIsCappedTwoShareTheDram) {
   expect_close(1.5e9 / 20e9, simulate_isolated(open, g, {}).makespan_s);
 }
 
+// The executor pins compute stream i to core i and memcpy stream j to the j-th core from the
+// last (pinned_core); each runs at its core's measured speed.
+TEST(SimBackend, StreamsPinnedToACoreRunAtItsSpeed) {
+  Machine m("cpu");
+  CpuModel model;
+  model.cores = 2;
+  model.compute_streams = 2;
+  model.copy_streams = 2;
+  model.memory_pass_rates = {{8e6, 32e9}};
+  model.copy_stream_bytes_per_s = 10e9;
+  model.dram.channels = 1;
+  model.dram.bytes_per_s_per_channel = 1e12;  // never the bound here
+  model.core_pass_speeds = {1.0, 0.5};
+  model.core_copy_speeds = {0.8, 1.25};
+  const DeviceId cpu = m.add_cpu("cpu0", model);
+  m.seal();
+  auto alone = [&](Op op, std::uint32_t stream) {
+    op.stream = stream;
+    OpGraph g;
+    g.add(op, "op");
+    return simulate_isolated(m, g, {}).makespan_s;
+  };
+  Op pass;
+  pass.kind = OpKind::kCompute;
+  pass.kernel = KernelClass::kElementwise;
+  pass.device = cpu;
+  pass.bytes = 8e6;
+  expect_close(8e6 / 32e9, alone(pass, 0));          // core 0
+  expect_close(8e6 / (0.5 * 32e9), alone(pass, 1));  // core 1
+  const Op copy = copy_op(cpu, cpu, 1e9);
+  expect_close(1e9 / (1.25 * 10e9), alone(copy, 0));  // memcpy0: the last core
+  expect_close(1e9 / (0.8 * 10e9), alone(copy, 1));
+  // Floating streams (fewer compute streams than cores) and no factors: the rates as listed.
+  model.compute_streams = 1;
+  Machine floating("cpu");
+  const DeviceId c1 = floating.add_cpu("cpu0", model);
+  floating.seal();
+  pass.device = c1;
+  OpGraph g;
+  g.add(pass, "op");
+  expect_close(8e6 / 32e9, simulate_isolated(floating, g, {}).makespan_s);
+}
+
 TEST(SimBackend, CopyWithinOneMemoryReadsAndWrites) {
   Machine m("gpu");
   const DeviceId gpu = m.add_gpu("gpu0", GpuModel{});

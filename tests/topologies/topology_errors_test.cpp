@@ -107,6 +107,15 @@ TEST(TopologyErrors, CopyStreamRates) {
                3, "bandwidth");
 }
 
+TEST(TopologyErrors, CoreSpeeds) {
+  expect_error(machine("{name: cpu0, kind: cpu, core_pass_speeds: 1.1}"), 3,
+               "'core_pass_speeds' must be a list of one speed factor per core");
+  expect_error(machine("{name: cpu0, kind: cpu, core_copy_speeds: [1.1, 0]}"), 3,
+               "core_copy_speeds");
+  expect_error(machine("{name: cpu0, kind: cpu, cores: 2, core_copy_speeds: [1.1, 0.9, 1.0]}"), 3,
+               "lists 3 speeds for 2 cores");
+}
+
 TEST(TopologyErrors, MissingRequiredKey) {
   expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, model: v100}"), 4,
                "device 'gpu0' is missing required key 'kind'");
