@@ -24,7 +24,8 @@ struct DiskModel {
   /// 0: random reads do not notice sequential traffic).
   double random_read_wait_beside_sequential_s = 0;
   /// What one sequential read gets while random reads run on the disk: the large requests
-  /// now wait behind the small ones too (`opsim calibrate` measures it; 0: unaffected).
+  /// wait behind the small ones, or, on a VM whose host I/O thread answers sooner while kept
+  /// busy, more than the read alone (`opsim calibrate` measures it; 0: unaffected).
   double sequential_read_beside_random_bytes_per_s = 0;
   /// What sequential reads and writes get while the other direction runs on the disk too
   /// (one device serves both; `opsim calibrate` measures it; 0: unaffected).

@@ -771,7 +771,9 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
           media[disk]->set_latency(0)->seal();
         }
         const DiskModel& d = devices[disk].disk;
-        if (read && tag != kDiskReadsTogetherRoute)
+        // Reads together and reads beside random ones have measured rates of their own,
+        // which may exceed one read's alone (the media link's).
+        if (read && tag != kDiskReadsTogetherRoute && tag != kDiskReadBesideRandomRoute)
           path.emplace_back(media[disk]->get_link_up(), sg4::LinkInRoute::Direction::UP);
         if (tag == kDiskReadsTogetherRoute)
           path.emplace_back(beside_link(reads_together, disk, "reads-together",

@@ -441,9 +441,13 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
                 disk.write_bytes_per_s);
   disk.random_read_wait_beside_sequential_s =
       std::max(0.0, in.disk_random_read_beside_sequential_s - in.disk_random_read_s);
-  // Never faster than alone.
+  // Beside random reads a sequential read may run faster than alone: on this project's VM
+  // it read at 1.7-2.1 GB/s beside them in every round of a suite whose reads alone ran at
+  // 1.2-1.5 (the host's I/O thread kept busy answers sooner), and the workload's reads did
+  // too; so the measured figure holds, as for two reads together.
   disk.sequential_read_beside_random_bytes_per_s =
-      std::min(in.disk_sequential_read_beside_random_bytes_per_s, in.disk_read_bytes_per_s);
+      in.disk_sequential_read_beside_random_bytes_per_s;
+  // Never faster than alone.
   disk.sequential_read_beside_write_bytes_per_s =
       std::min(in.disk_sequential_read_beside_write_bytes_per_s, in.disk_read_bytes_per_s);
   disk.sequential_write_beside_read_bytes_per_s =
