@@ -72,15 +72,16 @@ struct CpuModel {
   /// Empty: every memory-bound pass runs at DRAM bandwidth x efficiency.
   std::vector<MemoryPassRate> memory_pass_rates;
 
-  /// Per core (the cores the process may run on, in order), a memory-bound pass's and a
-  /// memcpy thread's rate there as a multiple of the rates above, which hold for the mean
-  /// core (`opsim calibrate` measures each on every core in turn). On a VM each vCPU meets
-  /// memory through its own host core: one copied at 0.7 of the mean and the other at 1.3,
-  /// swapping within minutes. Ops on a stream pinned to a core run at its factor
-  /// (pinned_core); floating streams, and cores past the list's end, at 1.
+  /// Per core (the cores the process may run on, in order), a memory-bound pass's, a memcpy
+  /// thread's and a one-thread GEMM's rate there as a multiple of the rates above, which hold
+  /// for the mean core (`opsim calibrate` measures each on every core in turn). On a VM each
+  /// vCPU sits on its own host core: one copied at 0.7 of the mean and the other at 1.3,
+  /// swapping within minutes. Ops on a stream pinned to a core run at its factors
+  /// (pinned_core); floating streams, and cores past a list's end, at 1.
   std::vector<double> core_pass_speeds;
   std::vector<double> core_copy_speeds;
-  /// The factor of `core` in `speeds` (core_pass_speeds or core_copy_speeds); 1 for -1.
+  std::vector<double> core_gemm_speeds;
+  /// The factor of `core` in `speeds` (one of the lists above); 1 for -1.
   static double core_speed(const std::vector<double>& speeds, int core) {
     if (core < 0 || static_cast<std::size_t>(core) >= speeds.size()) return 1.0;
     return speeds[static_cast<std::size_t>(core)];

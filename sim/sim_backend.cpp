@@ -564,7 +564,7 @@ SimBackend::~SimBackend() {
 }
 
 double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId device,
-                                  double core_pass_speed) {
+                                  double core_pass_speed, double core_gemm_speed) {
   const Device& d = machine.device(device);
   if (d.kind == DeviceKind::kGpu) {
     const GpuModel& g = d.gpu;
@@ -582,8 +582,8 @@ double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId
     const double streams = std::max(1, c.compute_streams);
     const double memory_bytes_per_s =
         c.memory_pass_bytes_per_s(op.bytes) * core_pass_speed / c.efficiency;
-    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() / streams, memory_bytes_per_s,
-                           0.0, c.efficiency);
+    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() * core_gemm_speed / streams,
+                           memory_bytes_per_s, 0.0, c.efficiency);
   }
   throw std::invalid_argument("SimBackend: compute op placed on '" + d.name +
                               "', which is neither a CPU nor a GPU");
@@ -886,7 +886,8 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
   switch (op.kind) {
     case OpKind::kCompute: {
       const double seconds = compute_time_s(*m.machine, op, launch.device,
-                                            m.core_speed(launch, &CpuModel::core_pass_speeds));
+                                            m.core_speed(launch, &CpuModel::core_pass_speeds),
+                                            m.core_speed(launch, &CpuModel::core_gemm_speeds));
       if (seconds > 0) {
         m.start_exec(slot, m.compute_host[launch.device], seconds, m.exec_bound[launch.device]);
         if (m.machine->device(launch.device).kind == DeviceKind::kCpu) {

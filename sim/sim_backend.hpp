@@ -88,10 +88,10 @@ class SimBackend final : public Backend {
   TimeNs now_ns() const override;
 
   /// Simulated duration of a compute op on `device` by the roofline, in seconds; on a CPU
-  /// core whose memory-bound passes run at `core_pass_speed` x the CPU's rates (CpuModel::
-  /// core_pass_speeds).
+  /// core whose memory-bound passes and GEMMs run at `core_pass_speed` and `core_gemm_speed`
+  /// x the CPU's rates (CpuModel::core_pass_speeds, core_gemm_speeds).
   static double compute_time_s(const Machine& machine, const Op& op, DeviceId device,
-                               double core_pass_speed = 1.0);
+                               double core_pass_speed = 1.0, double core_gemm_speed = 1.0);
 
   /// Number of SimGrid hosts and links the platform has (for tests of its size).
   std::size_t host_count() const;

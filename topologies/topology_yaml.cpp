@@ -60,6 +60,7 @@ constexpr std::string_view kCpuKeysData[] = {"name",
                                              "copy_stream_rates",
                                              "core_pass_speeds",
                                              "core_copy_speeds",
+                                             "core_gemm_speeds",
                                              "dram",
                                              "memory_pass_rates"};
 constexpr Keys kCpuKeys{kCpuKeysData};
@@ -419,6 +420,7 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
   };
   core_speeds("core_pass_speeds", cpu.core_pass_speeds);
   core_speeds("core_copy_speeds", cpu.core_copy_speeds);
+  core_speeds("core_gemm_speeds", cpu.core_gemm_speeds);
   return cpu;
 }
 
@@ -889,6 +891,7 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       };
       core_speeds("core_pass_speeds", c.core_pass_speeds);
       core_speeds("core_copy_speeds", c.core_copy_speeds);
+      core_speeds("core_gemm_speeds", c.core_gemm_speeds);
       break;
     }
     case DeviceKind::kGpu: {
@@ -1082,7 +1085,8 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
       };
       differ(!same_rates(p.memory_pass_rates, q.memory_pass_rates), at + "memory pass rates");
       differ(!same_rates(p.copy_stream_rates, q.copy_stream_rates), at + "copy stream rates");
-      differ(p.core_pass_speeds != q.core_pass_speeds || p.core_copy_speeds != q.core_copy_speeds,
+      differ(p.core_pass_speeds != q.core_pass_speeds || p.core_copy_speeds != q.core_copy_speeds ||
+                 p.core_gemm_speeds != q.core_gemm_speeds,
              at + "per-core speeds");
     }
     if (x.kind == DeviceKind::kGpu && y.kind == x.kind) {

@@ -58,9 +58,10 @@ struct CpuBackendOptions {
   /// thread; off: on a worker of the host stream, like any other op.
   bool host_dispatch_on_caller = true;
   /// Pins each CPU stream's worker to the core pinned_core() names (StarPU binds its
-  /// workers likewise): on a VM each vCPU has its own memory speed, which the simulator
-  /// knows per core only if it knows where each stream runs. Off: every worker floats.
-  bool pin_streams = true;
+  /// workers likewise): on a VM each vCPU has its own speed, which the simulator knows per
+  /// core only if it knows where each stream runs (workload runs, RealWorkloadRunner, pin).
+  /// Off: every worker floats, which a program sharing its cores with other work prefers.
+  bool pin_streams = false;
   /// Runs the ops of GPU streams; null: gpu_runtime(), when the machine has GPUs.
   std::shared_ptr<GpuRuntime> gpu_runtime;
 };

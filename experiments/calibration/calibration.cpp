@@ -308,6 +308,7 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.dispatch_s = cpu.dispatch_s;
   in.core_pass_speeds = cpu.core_pass_speeds;
   in.core_copy_speeds = cpu.core_copy_speeds;
+  in.core_gemm_speeds = cpu.core_gemm_speeds;
   in.disk_read_bytes_per_s = disk.read_bytes_per_s;
   in.disk_write_bytes_per_s = disk.write_bytes_per_s;
   in.disk_access_s = disk.access_s;
@@ -415,7 +416,8 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   cpu.copy_stream_rates = in.copy_stream_rates;
   // One factor per core at most (a profile from a host with more cores keeps its first ones).
   for (auto [from, to] : {std::pair{&in.core_pass_speeds, &cpu.core_pass_speeds},
-                          std::pair{&in.core_copy_speeds, &cpu.core_copy_speeds}})
+                          std::pair{&in.core_copy_speeds, &cpu.core_copy_speeds},
+                          std::pair{&in.core_gemm_speeds, &cpu.core_gemm_speeds}})
     to->assign(from->begin(), from->begin() + static_cast<std::ptrdiff_t>(std::min(
                                                   from->size(), static_cast<std::size_t>(cores))));
   cpu.disk_io_cores = std::clamp(in.disk_io_cores, 0.0, static_cast<double>(cores));
@@ -479,8 +481,9 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   return m;
 }
 
-std::string core_speed_name(bool copy, int core) {
-  return std::string(copy ? "memcpy" : "elementwise") + " speed on core " + std::to_string(core);
+// What a core's speed factor is named in a calibration: "<group> speed on core N".
+std::string core_speed_name(const std::string& group, int core) {
+  return group + " speed on core " + std::to_string(core);
 }
 
 // The parameters a calibration measures (the ones CalibrationOptions::only asks for) and the
@@ -502,8 +505,8 @@ struct Calibrator::State {
   std::unique_ptr<frontend::Context> ctx;
   std::shared_ptr<GpuRuntime> gpu_runtime_used;
   // Per rate measured over the cores since the pass began (take_pass clears them): each
-  // core's rate / the mean core's, for the elementwise passes and for memcpy.
-  std::vector<std::vector<double>> pass_core_ratios, copy_core_ratios;
+  // core's rate / the mean core's, for the elementwise passes, memcpy and one-thread GEMMs.
+  std::vector<std::vector<double>> pass_core_ratios, copy_core_ratios, gemm_core_ratios;
 
   explicit State(const CalibrationOptions& o);
   // rate_over_cores(), keeping each core's ratio to the mean in `ratios`.
@@ -560,8 +563,13 @@ Calibrator::State::State(const CalibrationOptions& o)
   thread_counts.push_back(1);
   for (std::size_t n : plan.gemm_sizes)
     for (int t : thread_counts) {
+      // One thread: on each core in turn (rate_over_cores), as a pinned compute stream runs.
       items.push_back({"gemm " + std::to_string(n) + " x" + std::to_string(t) + " thread", "flop/s",
-                       [n, t, min_s = plan.min_s] { return gemm_rate(n, t, min_s); }});
+                       [this, n, t, min_s = plan.min_s] {
+                         if (t > 1) return gemm_rate(n, t, min_s);
+                         return over_cores(gemm_core_ratios, min_s,
+                                           [&](double s) { return gemm_rate(n, 1, s); });
+                       }});
       // Every core running its own one-thread GEMM, as compute streams do: what each gets.
       // After a one-thread GEMM (see above).
       if (hw > 1 && n == every_core_gemm_size(plan) && t == 1)
@@ -569,6 +577,10 @@ Calibrator::State::State(const CalibrationOptions& o)
                            return gemm_every_core_rate(n, hw, min_s);
                          }});
     }
+  if (hw > 1)
+    for (int c = 0; c < hw; ++c)
+      items.push_back({core_speed_name("gemm", c), "fraction",
+                       [this, c] { return core_speed(gemm_core_ratios, c); }});
   const std::size_t memcpy_bytes = plan.memcpy_bytes;
   const double min_s = plan.min_s;
   items.push_back({"memcpy 1 stream", "bytes/s", [this, memcpy_bytes, min_s] {
@@ -602,11 +614,11 @@ Calibrator::State::State(const CalibrationOptions& o)
   // Each core's speed, from the rates above measured there (no measuring of its own): the
   // executor pins streams to cores, and on a VM one vCPU copies at 0.7 x the other's.
   if (hw > 1)
-    for (const bool copy : {false, true})
+    for (const auto& [group, ratios] :
+         {std::pair{"elementwise", &pass_core_ratios}, std::pair{"memcpy", &copy_core_ratios}})
       for (int c = 0; c < hw; ++c)
-        items.push_back({core_speed_name(copy, c), "fraction", [this, copy, c] {
-                           return core_speed(copy ? copy_core_ratios : pass_core_ratios, c);
-                         }});
+        items.push_back({core_speed_name(group, c), "fraction",
+                         [ratios, c] { return core_speed(*ratios, c); }});
   items.push_back({"dram first access", "s",
                    [chase = plan.chase_bytes, min_s] { return chase_latency(chase, min_s); }});
 
@@ -882,13 +894,14 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
           {static_cast<double>(bytes), report.get(memcpy_measurement_name(bytes)).value});
     in.copy_stream_rates.push_back({static_cast<double>(plan.memcpy_bytes), in.memcpy_bytes_per_s});
   }
-  const auto core_speeds = [&](bool copy, std::vector<double>& speeds) {
-    if (!measured(core_speed_name(copy, 0))) return;
+  const auto core_speeds = [&](const std::string& group, std::vector<double>& speeds) {
+    if (!measured(core_speed_name(group, 0))) return;
     speeds.clear();
-    for (int c = 0; c < hw; ++c) speeds.push_back(report.get(core_speed_name(copy, c)).value);
+    for (int c = 0; c < hw; ++c) speeds.push_back(report.get(core_speed_name(group, c)).value);
   };
-  core_speeds(false, in.core_pass_speeds);
-  core_speeds(true, in.core_copy_speeds);
+  core_speeds("elementwise", in.core_pass_speeds);
+  core_speeds("memcpy", in.core_copy_speeds);
+  core_speeds("gemm", in.core_gemm_speeds);
   if (measured("dram first access")) in.first_access_s = report.get("dram first access").value;
   if (measured("disk sequential write")) {
     in.disk_write_bytes_per_s = report.get("disk sequential write").value;
@@ -978,6 +991,7 @@ void Calibrator::sample(std::size_t parameter, int count) {
 std::size_t Calibrator::take_pass() {
   state_->pass_core_ratios.clear();
   state_->copy_core_ratios.clear();
+  state_->gemm_core_ratios.clear();
   for (std::size_t i = 0; i < parameter_count(); ++i) {
     sample(i, 1);
     if (state_->options.on_progress) state_->options.on_progress(i + 1, parameter_count());

@@ -145,10 +145,12 @@ struct ProfileInputs {
   double disk_write_speed_one_busy = 1.0;
   double disk_write_speed_all_busy = 1.0;
   double dispatch_s = 0;
-  /// Per core, the elementwise passes' and memcpy's rate there as a multiple of the mean
-  /// core's (CpuModel::core_pass_speeds, core_copy_speeds; empty: not measured).
+  /// Per core, the elementwise passes', memcpy's and one-thread GEMMs' rate there as a
+  /// multiple of the mean core's (CpuModel::core_pass_speeds, core_copy_speeds,
+  /// core_gemm_speeds; empty: not measured).
   std::vector<double> core_pass_speeds;
   std::vector<double> core_copy_speeds;
+  std::vector<double> core_gemm_speeds;
   GpuInputs gpus;  ///< count 0: no GPU in the profile
 };
 /// cpu0 gets compute_streams streams, a per-stream peak of gemm_flops_per_s_per_stream (the

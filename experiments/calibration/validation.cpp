@@ -67,6 +67,8 @@ RealWorkloadRunner::RealWorkloadRunner(const WorkloadFile& workload, const Machi
   scheduler_options_.max_in_flight = effective_max_in_flight(workload, options.max_in_flight);
   CpuBackendOptions backend_options;
   backend_options.scratch_dir = options.scratch_dir;
+  // Where each stream runs, as the simulator assumes (pinned_core): each core's own speed.
+  backend_options.pin_streams = true;
   backend_ = std::make_unique<CpuBackend>(nullptr, backend_options);
 }
 

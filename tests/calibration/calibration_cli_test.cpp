@@ -100,8 +100,8 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   // + elementwise at 2 and 8 MiB
   // (quick: 32 MiB buffers), + memcpy at 8 MiB (and either side of glibc's non-temporal
   // threshold where it lies below 32 MiB), + a disk read's and a write's speed beside one busy
-  // core and beside every core busy (only the latter on one core), + each core's elementwise
-  // and memcpy speed where there are several, + the GPU's where usable.
+  // core and beside every core busy (only the latter on one core), + each core's elementwise,
+  // memcpy and GEMM speed where there are several, + the GPU's where usable.
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   std::size_t cpu_and_disk = 0;
   std::map<std::string, double> value;
@@ -111,7 +111,7 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
     value[name] = m.at("value").get<double>();
   }
   EXPECT_EQ(cpu_and_disk,
-            23u + (hw > 1 ? 4u + 2u * hw : 2u) +
+            23u + (hw > 1 ? 4u + 3u * hw : 2u) +
                 opsim::calibration::memcpy_calibration_sizes(
                     32u << 20, opsim::calibration::memcpy_non_temporal_threshold_bytes())
                     .size());
@@ -124,7 +124,8 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   // The memory-bound rates by working set reach the profile, smallest set first.
   const opsim::CpuModel& cpu = m.device(*m.find_device("cpu0")).cpu;
   // Each core's speed against the mean core's: one factor per core, near 1 on a calm host.
-  for (const std::vector<double>* speeds : {&cpu.core_pass_speeds, &cpu.core_copy_speeds}) {
+  for (const std::vector<double>* speeds :
+       {&cpu.core_pass_speeds, &cpu.core_copy_speeds, &cpu.core_gemm_speeds}) {
     EXPECT_EQ(speeds->size(), hw > 1 ? hw : 0u);
     for (const double speed : *speeds) {
       EXPECT_GT(speed, 0.2);

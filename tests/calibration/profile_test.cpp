@@ -358,9 +358,11 @@ TEST(Profile, ProfileInputsInvertBuildProfile) {
   in.disk_sequential_write_beside_read_bytes_per_s = 0.7e9;
   in.core_pass_speeds = {1.05, 0.95};
   in.core_copy_speeds = {0.8, 1.2, 1.1};  // from a host with more cores: the first ones kept
+  in.core_gemm_speeds = {0.97, 1.03};
   const Machine m = build_profile(in, "calibrated-test");
   EXPECT_EQ(m.device(0).cpu.core_copy_speeds, (std::vector{0.8, 1.2}));
   EXPECT_EQ(profile_inputs(m).core_pass_speeds, (std::vector{1.05, 0.95}));
+  EXPECT_EQ(profile_inputs(m).core_gemm_speeds, (std::vector{0.97, 1.03}));
   EXPECT_EQ(m.device(*m.find_device("disk0")).disk.sequential_write_beside_read_bytes_per_s, 0.7e9);
   EXPECT_NEAR(m.device(*m.find_device("disk0")).disk.write_iops, 1.0 / (250e-6 - 4096 / 1.5e9),
               1e-6);

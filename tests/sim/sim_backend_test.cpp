@@ -510,6 +510,7 @@ TEST(SimBackend, StreamsPinnedToACoreRunAtItsSpeed) {
   model.dram.bytes_per_s_per_channel = 1e12;  // never the bound here
   model.core_pass_speeds = {1.0, 0.5};
   model.core_copy_speeds = {0.8, 1.25};
+  model.core_gemm_speeds = {1.1, 0.9};
   const DeviceId cpu = m.add_cpu("cpu0", model);
   m.seal();
   auto alone = [&](Op op, std::uint32_t stream) {
@@ -525,6 +526,13 @@ TEST(SimBackend, StreamsPinnedToACoreRunAtItsSpeed) {
   pass.bytes = 8e6;
   expect_close(8e6 / 32e9, alone(pass, 0));          // core 0
   expect_close(8e6 / (0.5 * 32e9), alone(pass, 1));  // core 1
+  Op gemm = pass;
+  gemm.kernel = KernelClass::kGemm;
+  gemm.flops = 2e9;
+  gemm.bytes = 1e3;  // compute-bound
+  const double stream_flops_per_s = model.peak_flops_per_s() * model.efficiency / 2;
+  expect_close(2e9 / (1.1 * stream_flops_per_s), alone(gemm, 0));
+  expect_close(2e9 / (0.9 * stream_flops_per_s), alone(gemm, 1));
   const Op copy = copy_op(cpu, cpu, 1e9);
   expect_close(1e9 / (1.25 * 10e9), alone(copy, 0));  // memcpy0: the last core
   expect_close(1e9 / (0.8 * 10e9), alone(copy, 1));

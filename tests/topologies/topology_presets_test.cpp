@@ -357,6 +357,7 @@ name: measured
 devices:
   - {name: cpu0, kind: cpu, copy_stream_bandwidth: 12GB/s, beside_dispatch_speed: 0.55,
      cores: 2, core_pass_speeds: [1.02, 0.98], core_copy_speeds: [0.75, 1.3],
+     core_gemm_speeds: [0.9, 1.1],
      memory_pass_rates: [{working_set: 2MiB, bandwidth: 30GB/s},
                                                 {working_set: 128MiB, bandwidth: 15GB/s}],
      copy_stream_rates: [{bytes: 96MiB, bandwidth: 7.3GB/s}, {bytes: 128MiB, bandwidth: 11.7GB/s}]}
@@ -394,6 +395,7 @@ links:
   EXPECT_EQ(machine_difference(m, changed), "device 0 ('cpu0'): copy stream rates");
   EXPECT_EQ(again.device(id(again, "cpu0")).cpu.core_pass_speeds, (std::vector{1.02, 0.98}));
   EXPECT_EQ(again.device(id(again, "cpu0")).cpu.core_copy_speeds, (std::vector{0.75, 1.3}));
+  EXPECT_EQ(again.device(id(again, "cpu0")).cpu.core_gemm_speeds, (std::vector{0.9, 1.1}));
   changed = again;
   changed.mutable_device(id(changed, "cpu0")).cpu.core_copy_speeds[1] = 1.2;
   EXPECT_EQ(machine_difference(m, changed), "device 0 ('cpu0'): per-core speeds");
