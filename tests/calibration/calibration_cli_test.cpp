@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -123,6 +124,15 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   EXPECT_EQ(m.name().rfind("calibrated-", 0), 0u);
   // The memory-bound rates by working set reach the profile, smallest set first.
   const opsim::CpuModel& cpu = m.device(*m.find_device("cpu0")).cpu;
+  // Ops that run side by side: the cores x one-thread GEMMs on every core at once against one
+  // alone (quick: 512), rounded.
+  if (hw > 1) {
+    EXPECT_EQ(
+        cpu.compute_streams,
+        std::clamp(static_cast<int>(std::lround(hw * value.at("gemm 512 on every core at once") /
+                                                value.at("gemm 512 x1 thread"))),
+                   1, static_cast<int>(hw)));
+  }
   // Each core's speed against the mean core's: one factor per core, near 1 on a calm host.
   for (const std::vector<double>* speeds :
        {&cpu.core_pass_speeds, &cpu.core_copy_speeds, &cpu.core_gemm_speeds}) {
