@@ -504,27 +504,36 @@ struct Calibrator::State {
   std::uint64_t rng = 0x9E3779B97F4A7C15ull;
   std::unique_ptr<frontend::Context> ctx;
   std::shared_ptr<GpuRuntime> gpu_runtime_used;
+  // Which of a parameter's back-to-back samples is being taken (Calibrator::sample).
+  int repeat = 0;
   // Per rate measured over the cores since the pass began (take_pass clears them): each
-  // core's rate / the mean core's, for the elementwise passes, memcpy and one-thread GEMMs.
-  std::vector<std::vector<double>> pass_core_ratios, copy_core_ratios, gemm_core_ratios;
+  // core's rate / the mean core's, for the elementwise passes, memcpy and one-thread GEMMs,
+  // with the repeat it was taken in.
+  struct CoreRatios {
+    int repeat = 0;
+    std::vector<double> per_core;
+  };
+  std::vector<CoreRatios> pass_core_ratios, copy_core_ratios, gemm_core_ratios;
 
   explicit State(const CalibrationOptions& o);
   // rate_over_cores(), keeping each core's ratio to the mean in `ratios`.
-  static double over_cores(std::vector<std::vector<double>>& ratios, double min_s,
-                           const std::function<double(double)>& measure) {
+  double over_cores(std::vector<CoreRatios>& ratios, double min_s,
+                    const std::function<double(double)>& measure) {
     std::vector<double> per_core;
     const double mean = rate_over_cores(min_s, measure, &per_core);
     for (double& rate : per_core) rate /= mean;
-    ratios.push_back(std::move(per_core));
+    ratios.push_back({repeat, std::move(per_core)});
     return mean;
   }
-  // A core's speed: the geometric mean of its ratios (1 when none were kept).
-  static double core_speed(const std::vector<std::vector<double>>& ratios, int core) {
+  // A core's speed: the geometric mean of its ratios taken in the same repeat (a full
+  // calibration's n-th sample of it comes from every rate's n-th), 1 when none were kept.
+  double core_speed(const std::vector<CoreRatios>& ratios, int core) const {
     double log_sum = 0;
     int count = 0;
-    for (const std::vector<double>& r : ratios)
-      if (static_cast<std::size_t>(core) < r.size() && r[core] > 0)
-        log_sum += std::log(r[core]), ++count;
+    for (const CoreRatios& r : ratios)
+      if (r.repeat == repeat && static_cast<std::size_t>(core) < r.per_core.size() &&
+          r.per_core[core] > 0)
+        log_sum += std::log(r.per_core[core]), ++count;
     return count > 0 ? std::exp(log_sum / count) : 1.0;
   }
   DiskFile& disk();
@@ -618,7 +627,7 @@ Calibrator::State::State(const CalibrationOptions& o)
          {std::pair{"elementwise", &pass_core_ratios}, std::pair{"memcpy", &copy_core_ratios}})
       for (int c = 0; c < hw; ++c)
         items.push_back({core_speed_name(group, c), "fraction",
-                         [ratios, c] { return core_speed(*ratios, c); }});
+                         [this, ratios, c] { return core_speed(*ratios, c); }});
   items.push_back({"dram first access", "s",
                    [chase = plan.chase_bytes, min_s] { return chase_latency(chase, min_s); }});
 
@@ -995,7 +1004,10 @@ int Calibrator::repeats() const {
 
 void Calibrator::sample(std::size_t parameter, int count) {
   State& s = *state_;
-  for (int r = 0; r < count; ++r) s.samples.at(parameter).push_back(s.items.at(parameter).sample());
+  for (int r = 0; r < count; ++r) {
+    s.repeat = r;
+    s.samples.at(parameter).push_back(s.items.at(parameter).sample());
+  }
   // The executor sets its own thread counts per op; leave OpenBLAS as a fresh process has it.
   cpu::set_blas_threads(s.hw);
 }

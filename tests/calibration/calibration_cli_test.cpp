@@ -110,6 +110,14 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
     const std::string name = m.at("name").get<std::string>();
     cpu_and_disk += name.rfind("gpu ", 0) == 0 ? 0 : 1;
     value[name] = m.at("value").get<double>();
+    // A core's speed has one sample per repeat, each from the rates of that repeat.
+    if (name.find(" speed on core ") != std::string::npos) {
+      EXPECT_EQ(m.at("samples").size(), 3u) << name;  // quick: 3 repeats
+      for (const auto& sample : m.at("samples")) {
+        EXPECT_GT(sample.get<double>(), 0.2) << name;
+        EXPECT_LT(sample.get<double>(), 5.0) << name;
+      }
+    }
   }
   EXPECT_EQ(cpu_and_disk,
             23u + (hw > 1 ? 4u + 3u * hw : 2u) +
