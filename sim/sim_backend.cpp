@@ -426,10 +426,9 @@ struct SimBackend::Impl {
     }
   }
 
-  // One random read's time on `disk`: its own access plus, per sequential read running on
-  // the disk now, the wait behind that transfer's requests.
-  // The speed factor (`speeds`: CpuModel::core_pass_speeds or core_copy_speeds) of the core
-  // the launch's stream is pinned to, as the real executor pins it; 1 off a CPU or floating.
+  // The speed factor (`speeds`: CpuModel::core_pass_speeds, core_copy_speeds or
+  // core_gemm_speeds) of the core the launch's stream is pinned to, as the real executor's
+  // workload runs pin it; 1 off a CPU or on a floating stream.
   double core_speed(const OpLaunch& launch, std::vector<double> CpuModel::*speeds) const {
     const Device& d = machine->device(launch.device);
     if (d.kind != DeviceKind::kCpu || (d.cpu.*speeds).empty()) return 1.0;
@@ -437,6 +436,8 @@ struct SimBackend::Impl {
                                 pinned_core(*machine, *streams, launch.stream, d.cpu.cores));
   }
 
+  // One random read's time on `disk`: its own access plus, per sequential read running on
+  // the disk now, the wait behind that transfer's requests.
   double random_read_s(DeviceId disk) const {
     const DiskModel& d = machine->device(disk).disk;
     return 1.0 / d.read_iops +
