@@ -67,6 +67,23 @@ void grow(std::vector<float>& v, std::size_t n) {
 }
 }  // namespace
 
+std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  return cpus;
+}
+
+void run_on(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (const int c : cpus) CPU_SET(c, &set);
+  (void)::sched_setaffinity(0, sizeof set, &set);
+}
+
 CpuBackend::CpuBackend(KernelTable* kernels, CpuBackendOptions options)
     : kernels_(kernels), options_(std::move(options)), t0_(std::chrono::steady_clock::now()) {}
 
@@ -96,12 +113,7 @@ void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
   on_gpu_.assign(streams.size(), false);
   for (StreamIndex s = 0; s < streams.size(); ++s)
     on_gpu_[s] = machine.device(streams.info(s).device).kind == DeviceKind::kGpu;
-  allowed_cpus_.clear();
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &allowed)) allowed_cpus_.push_back(c);
+  allowed_cpus_ = allowed_cpus();
   stream_cpu_.assign(streams.size(), -1);
   if (options_.pin_streams)
     for (StreamIndex s = 0; s < streams.size(); ++s) {

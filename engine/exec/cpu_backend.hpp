@@ -37,6 +37,13 @@
 
 namespace opsim {
 
+/// The CPUs the calling thread may run on, in increasing order: the cores pinned_core()
+/// counts, so that the executor's pinning and the calibration's per-core rates index them
+/// alike. Empty if the affinity cannot be read.
+std::vector<int> allowed_cpus();
+/// Lets the calling thread run on `cpus` only (best effort).
+void run_on(const std::vector<int>& cpus);
+
 struct CpuBackendOptions {
   /// Where disk ops put their scratch files; empty: the system temp directory.
   std::string scratch_dir;

@@ -1,6 +1,5 @@
 #include "experiments/calibration/calibration.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "engine/exec/cpu_backend.hpp"
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/exec/disk_file.hpp"
 #include "engine/exec/gpu_runtime.hpp"
@@ -249,12 +249,7 @@ double chase_latency(std::size_t bytes, double min_s) {
 double rate_over_cores(double min_s, const std::function<double(double)>& measure,
                        std::vector<double>* core_rates) {
   if (core_rates != nullptr) core_rates->clear();
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  std::vector<int> cores;
-  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &allowed)) cores.push_back(c);
+  const std::vector<int> cores = allowed_cpus();
   if (cores.size() <= 1) {
     const double rate = measure(min_s);
     if (core_rates != nullptr) core_rates->push_back(rate);
@@ -262,15 +257,12 @@ double rate_over_cores(double min_s, const std::function<double(double)>& measur
   }
   double seconds_per_unit = 0;
   for (const int c : cores) {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(c, &one);
-    ::sched_setaffinity(0, sizeof one, &one);
+    run_on({c});
     const double rate = measure(min_s / static_cast<double>(cores.size()));
     if (core_rates != nullptr) core_rates->push_back(rate);
     seconds_per_unit += 1.0 / rate;
   }
-  ::sched_setaffinity(0, sizeof allowed, &allowed);
+  run_on(cores);
   return static_cast<double>(cores.size()) / seconds_per_unit;
 }
 
