@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -37,7 +36,6 @@ DiskFile::DiskFile(const std::string& directory)
 
 DiskFile::~DiskFile() {
   disk_->release_region(base_bytes_, size_bytes_);
-  std::free(buffer_);
 }
 
 bool DiskFile::direct() const {
@@ -50,22 +48,13 @@ const std::string& DiskFile::path() const {
   return disk_->path();
 }
 
-void DiskFile::reserve_buffer(std::uint64_t bytes) {
-  if (bytes <= buffer_bytes_) return;
-  std::free(buffer_);
-  buffer_ = std::aligned_alloc(kAlignBytes, bytes);
-  if (buffer_ == nullptr) throw std::bad_alloc();
-  std::memset(buffer_, 0x5a, bytes);
-  buffer_bytes_ = bytes;
-}
-
 template <typename Io>
 void DiskFile::for_each_request(std::uint64_t base_bytes, std::uint64_t offset_bytes,
                                 std::uint64_t bytes, std::uint64_t block_bytes, Io&& io) {
   const std::uint64_t total = round_up(std::max<std::uint64_t>(bytes, 1), kAlignBytes);
   const std::uint64_t request = round_up(
       std::min(block_bytes == 0 ? kMaxRequestBytes : block_bytes, kMaxRequestBytes), kAlignBytes);
-  reserve_buffer(request);
+  buffer_.reserve(request);
   std::uint64_t at = round_up(offset_bytes, kAlignBytes) % kRegionBytes;
   for (std::uint64_t done = 0; done < total;) {
     const std::uint64_t n = std::min({request, total - done, kRegionBytes - at});
@@ -79,7 +68,7 @@ void DiskFile::write(std::uint64_t offset_bytes, std::uint64_t bytes, std::uint6
   const int fd = disk_->fd();
   for_each_request(base_bytes_, offset_bytes, bytes, block_bytes,
                    [&](std::uint64_t at, std::uint64_t n) {
-                     write_fully(fd, buffer_, n, at, path());
+                     write_fully(fd, buffer_.data(), n, at, path());
                      // Only a write that reaches the written prefix extends it: one past it
                      // leaves a hole, which reads as zeros without touching the device.
                      if (at - base_bytes_ <= size_bytes_)
@@ -99,7 +88,7 @@ void DiskFile::fill_shared_read_region() {
   disk_->fill_read_region([this](std::uint64_t from_bytes, std::uint64_t to_bytes) {
     for_each_request(disk_->read_region(), from_bytes, to_bytes - from_bytes, kMaxRequestBytes,
                      [&](std::uint64_t at, std::uint64_t n) {
-                       write_fully(disk_->fd(), buffer_, n, at, path());
+                       write_fully(disk_->fd(), buffer_.data(), n, at, path());
                      });
   });
   read_region_filled_ = true;
@@ -117,7 +106,7 @@ void DiskFile::read(std::uint64_t offset_bytes, std::uint64_t bytes, std::uint64
       disk_->read_region(), offset_bytes, bytes, block_bytes,
       [&](std::uint64_t at, std::uint64_t n) {
         for (std::uint64_t done = 0; done < n;) {
-          const ssize_t r = ::pread(fd, static_cast<char*>(buffer_) + done, n - done,
+          const ssize_t r = ::pread(fd, static_cast<char*>(buffer_.data()) + done, n - done,
                                     static_cast<off_t>(at + done));
           if (r <= 0)
             throw std::runtime_error("read from " + path() + " failed: " + std::strerror(errno));

@@ -15,6 +15,8 @@
 #include <memory>
 #include <string>
 
+#include "engine/exec/io_buffer.hpp"
+
 namespace opsim {
 
 class ScratchDisk;
@@ -54,7 +56,6 @@ class DiskFile {
   static constexpr std::uint64_t kAlignBytes = 4096;
 
  private:
-  void reserve_buffer(std::uint64_t bytes);
   // Calls io(file offset, bytes) for each request of `bytes` from `offset_bytes` on in the
   // region at `base_bytes`, wrapping at its end.
   template <typename Io>
@@ -68,8 +69,7 @@ class DiskFile {
   bool read_region_filled_ = false;
   std::uint64_t next_read_bytes_ = 0;   // read_next()'s offset
   std::uint64_t next_write_bytes_ = 0;  // write_next()'s offset
-  void* buffer_ = nullptr;              // kAlignBytes-aligned, for O_DIRECT
-  std::uint64_t buffer_bytes_ = 0;
+  IoBuffer buffer_;                     // what requests read into and write from
 };
 
 }  // namespace opsim
