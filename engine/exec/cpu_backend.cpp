@@ -13,6 +13,7 @@
 
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/exec/disk_file.hpp"
+#include "engine/exec/operand_pair.hpp"
 
 namespace opsim {
 
@@ -26,7 +27,8 @@ struct CpuBackend::Worker {
   StreamIndex stream = 0;
   std::string stream_name;
   // Scratch for ops with no kernel attached; touched only by this worker.
-  std::vector<float> scratch_a, scratch_b, scratch_c;
+  OperandPair operands;  // GEMM inputs; elementwise and copy source, destination
+  std::vector<float> gemm_output;
   std::unique_ptr<DiskFile> disk;
   std::uint64_t rng = 0x2545F4914F6CDD1Dull;
 };
@@ -328,23 +330,20 @@ void CpuBackend::execute(Worker& w, Task& task) {
       if (op.kernel == KernelClass::kGemm && op.flops > 0) {
         const auto n =
             static_cast<std::size_t>(std::max(1.0, std::round(std::cbrt(op.flops / 2.0))));
-        grow(w.scratch_a, n * n);
-        grow(w.scratch_b, n * n);
-        grow(w.scratch_c, n * n);
-        cpu::sgemm(w.scratch_a.data(), w.scratch_b.data(), w.scratch_c.data(), n, n, n);
+        w.operands.reserve(n * n);
+        grow(w.gemm_output, n * n);
+        cpu::sgemm(w.operands.source(), w.operands.destination(), w.gemm_output.data(), n, n, n);
         return;
       }
       const auto n = static_cast<std::size_t>(op.bytes / sizeof(float) / 2);
-      grow(w.scratch_a, n);
-      grow(w.scratch_b, n);
-      cpu::add(w.scratch_a.data(), w.scratch_a.data(), w.scratch_b.data(), n);
+      w.operands.reserve(n);
+      cpu::add(w.operands.source(), w.operands.source(), w.operands.destination(), n);
       return;
     }
     case OpKind::kCopy: {
       const auto n = static_cast<std::size_t>(op.bytes / sizeof(float));
-      grow(w.scratch_a, n);
-      grow(w.scratch_b, n);
-      std::memcpy(w.scratch_b.data(), w.scratch_a.data(), n * sizeof(float));
+      w.operands.reserve(n);
+      std::memcpy(w.operands.destination(), w.operands.source(), n * sizeof(float));
       return;
     }
     case OpKind::kDiskRead:

@@ -18,6 +18,7 @@
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/exec/disk_file.hpp"
 #include "engine/exec/gpu_runtime.hpp"
+#include "engine/exec/operand_pair.hpp"
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "experiments/calibration/accuracy.hpp"
@@ -193,29 +194,30 @@ double gemm_speed_beside_busy_wait(std::size_t n, double min_s) {
   return beside / (0.5 * (before + after));
 }
 
-// Aggregate bytes copied per second by `streams` threads, each copying its own buffers.
+// Aggregate bytes copied per second by `streams` threads, each copying its own buffers (laid
+// out as the executor's copy streams' are: OperandPair).
 double memcpy_rate(std::size_t bytes, int streams, double min_s) {
-  std::vector<std::vector<char>> src(streams), dst(streams);
-  for (int s = 0; s < streams; ++s) {
-    src[s].assign(bytes, static_cast<char>(s + 1));
-    dst[s].assign(bytes, 0);
-  }
+  std::vector<OperandPair> operands(static_cast<std::size_t>(streams));
+  for (OperandPair& o : operands) o.reserve((bytes + sizeof(float) - 1) / sizeof(float));
   auto one_round = [&] {
     std::vector<std::thread> threads;
     for (int s = 1; s < streams; ++s)
-      threads.emplace_back([&, s] { std::memcpy(dst[s].data(), src[s].data(), bytes); });
-    std::memcpy(dst[0].data(), src[0].data(), bytes);
+      threads.emplace_back(
+          [&, s] { std::memcpy(operands[s].destination(), operands[s].source(), bytes); });
+    std::memcpy(operands[0].destination(), operands[0].source(), bytes);
     for (auto& t : threads) t.join();
   };
   return rate(static_cast<double>(bytes) * streams, min_s, one_round);
 }
 
-// Bytes touched per second by one thread's elementwise pass, as CpuBackend runs it: add over
-// n floats reads n and writes n (8n bytes).
+// Bytes touched per second by one thread's elementwise pass, as CpuBackend runs it (on the same
+// layout): add over n floats reads n and writes n (8n bytes).
 double elementwise_rate(std::size_t bytes, double min_s) {
   const std::size_t n = bytes / 8;
-  std::vector<float> a(n, 1.0f), b(n, 0.0f);
-  return rate(8.0 * n, min_s, [&] { cpu::add(a.data(), a.data(), b.data(), n); });
+  OperandPair operands;
+  operands.reserve(n);
+  return rate(8.0 * n, min_s,
+              [&] { cpu::add(operands.source(), operands.source(), operands.destination(), n); });
 }
 
 // Seconds per dependent load over a random cyclic permutation of cache lines.

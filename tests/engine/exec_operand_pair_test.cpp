@@ -1,0 +1,48 @@
+// The source and destination arrays of a CPU stream's memory-bound ops: page-aligned source,
+// destination half a page off it, filled when they grow.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "engine/exec/operand_pair.hpp"
+
+namespace opsim {
+namespace {
+
+std::uintptr_t page_offset(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 4096;
+}
+
+TEST(OperandPair, DestinationStartsHalfAPageOffTheSource) {
+  for (std::size_t floats : {1u, 1000u, 1024u, 1u << 20, 1000000u}) {
+    OperandPair operands;
+    operands.reserve(floats);
+    EXPECT_EQ(page_offset(operands.source()), 0u) << floats;
+    EXPECT_EQ((page_offset(operands.destination()) + 4096 - page_offset(operands.source())) % 4096,
+              OperandPair::kSkewBytes)
+        << floats;
+    // The arrays do not overlap.
+    EXPECT_GE(operands.destination(), operands.source() + floats) << floats;
+  }
+}
+
+TEST(OperandPair, FillsWhenItGrowsAndKeepsOtherwise) {
+  OperandPair operands;
+  operands.reserve(1000);
+  EXPECT_EQ(operands.floats(), 1000u);
+  EXPECT_EQ(operands.source()[999], 1.0f);
+  EXPECT_EQ(operands.destination()[999], 0.0f);
+  operands.destination()[0] = 5.0f;
+  float* source = operands.source();
+  operands.reserve(10);  // fits: same arrays, contents kept
+  EXPECT_EQ(operands.source(), source);
+  EXPECT_EQ(operands.destination()[0], 5.0f);
+  operands.reserve(5000);
+  EXPECT_EQ(operands.floats(), 5000u);
+  EXPECT_EQ(operands.source()[4999], 1.0f);
+  EXPECT_EQ(operands.destination()[0], 0.0f);
+  EXPECT_EQ(page_offset(operands.source()), 0u);
+}
+
+}  // namespace
+}  // namespace opsim
