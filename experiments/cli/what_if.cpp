@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "hw_models/input_error.hpp"
 #include "hw_models/units.hpp"
@@ -78,17 +79,48 @@ const Fields& fields() {
   return kFields;
 }
 
-std::string field_names(const std::map<std::string, Field>& group) {
+// A CPU's per-core speed factors: a comma-separated list ("1.1,0.9"), one per core.
+const std::map<std::string, std::vector<double> CpuModel::*> kCoreSpeedFields = {
+    {"core_copy_speeds", &CpuModel::core_copy_speeds},
+    {"core_gemm_speeds", &CpuModel::core_gemm_speeds},
+    {"core_pass_speeds", &CpuModel::core_pass_speeds}};
+
+std::string field_names(const std::string& group) {
+  std::set<std::string> names;
+  for (const auto& [name, field] : fields().at(group)) names.insert(name);
+  if (group == "cpu")
+    for (const auto& [name, member] : kCoreSpeedFields) names.insert(name);
   std::string out;
-  for (const auto& [name, field] : group) out += (out.empty() ? "" : ", ") + name;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
   return out;
+}
+
+// Positive finite factors, at most one per core; fail() names what is wrong.
+std::vector<double> parse_core_speeds(const std::string& text, int cores,
+                                      const std::function<void(const std::string&)>& fail) {
+  std::vector<double> speeds;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', from);
+    const std::string item = text.substr(from, comma - from);
+    const auto value = parse_count(item);
+    if (!value || !(*value > 0) || !std::isfinite(*value))
+      fail("cannot read '" + item + "' as a positive speed factor (a list: 1.1,0.9)");
+    speeds.push_back(*value);
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  if (static_cast<int>(speeds.size()) > cores)
+    fail(std::to_string(speeds.size()) + " factors for a CPU of " + std::to_string(cores) +
+         " cores");
+  return speeds;
 }
 
 }  // namespace
 
 std::string what_if_fields_help() {
   std::string out;
-  for (const auto& [group, members] : fields()) out += group + ": " + field_names(members) + "; ";
+  for (const auto& [group, members] : fields()) out += group + ": " + field_names(group) + "; ";
   return out.substr(0, out.size() - 2);
 }
 
@@ -131,10 +163,15 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
     } else {
       fail("no device or link named '" + name + "' in topology '" + machine.name() + "'");
     }
+    if (const auto list = kCoreSpeedFields.find(field_name);
+        group == "cpu" && list != kCoreSpeedFields.end()) {
+      device->cpu.*(list->second) = parse_core_speeds(value_text, device->cpu.cores, fail);
+      continue;
+    }
     const auto& members = fields().at(group);
     auto it = members.find(field_name);
     if (it == members.end())
-      fail("a " + group + " has no field '" + field_name + "' (" + field_names(members) + ")");
+      fail("a " + group + " has no field '" + field_name + "' (" + field_names(group) + ")");
     auto value = it->second.parse(value_text);
     // Zero: no latency, or (duplex_bandwidth) no bound on both directions together.
     const bool zero_allowed = field_name == "latency" || field_name == "launch" ||

@@ -1,6 +1,7 @@
 // What-if edits on a machine, from the command line or the GUI: scale every link's
 // bandwidth, or set one field of one device or link ("gpu0-sw0.bandwidth=8GB/s",
-// "gpu0.flops=30TFLOPS"). Applied before any route is computed.
+// "gpu0.flops=30TFLOPS", a CPU's per-core factors as a list: "cpu0.core_pass_speeds=1.1,0.9").
+// Applied before any route is computed.
 #pragma once
 
 #include <string>

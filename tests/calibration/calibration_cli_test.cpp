@@ -78,6 +78,27 @@ TEST(CalibrationCli, WhatIfSlowsDiskReadsBesideBusyCores) {
   EXPECT_EQ(read_s(" --set cpu0.disk_write_speed_one_busy=0.5"), alone_s);  // writes only
 }
 
+TEST(CalibrationCli, WhatIfSetsEachCoresSpeed) {
+  // One pass on compute stream 0, which runs on core 0 (two compute streams, two cores).
+  const fs::path workload = scratch_dir() / "one_pass.json";
+  std::ofstream(workload) << R"({"name": "one-pass", "ops": [{"name": "pass", "kind": "compute",
+      "device": "cpu0", "kernel": "elementwise", "bytes": "160MB", "stream": 0}]})";
+  auto pass_s = [&](const std::string& sets) {
+    const auto r = opsim("sim " + workload.string() + " --topology " + fixed_profile() + sets +
+                         " --format json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    for (const auto& c : doc.at("by_op_class"))
+      if (c.at("class").get<std::string>() == "elementwise") return c.at("busy_s").get<double>();
+    ADD_FAILURE() << "no elementwise class in " << r.out;
+    return 0.0;
+  };
+  const double mean_core_s = pass_s("");
+  EXPECT_NEAR(pass_s(" --set cpu0.core_pass_speeds=0.5,1.5") / mean_core_s, 2.0, 0.02);
+  EXPECT_NEAR(pass_s(" --set cpu0.core_pass_speeds=1,0.5") / mean_core_s, 1.0, 0.02);    // core 1
+  EXPECT_NEAR(pass_s(" --set cpu0.core_copy_speeds=0.5,0.5") / mean_core_s, 1.0, 0.02);  // copies
+}
+
 TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   const std::string out = (scratch_dir() / "profile.yaml").string();
   const std::string previous = fixed_profile();
