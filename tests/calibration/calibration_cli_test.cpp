@@ -57,18 +57,24 @@ std::string fixed_profile() {
   return path;
 }
 
+// Busy seconds of one op class in `opsim sim WORKLOAD` on the fixed profile, with `sets`.
+double simulated_busy_s(const std::string& workload, const std::string& op_class,
+                        const std::string& sets) {
+  const auto r =
+      opsim("sim " + workload + " --topology " + fixed_profile() + sets + " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  for (const auto& c : doc.at("by_op_class"))
+    if (c.at("class").get<std::string>() == op_class) return c.at("busy_s").get<double>();
+  ADD_FAILURE() << "no " << op_class << " class in " << r.out;
+  return 0.0;
+}
+
 TEST(CalibrationCli, WhatIfSlowsDiskReadsBesideBusyCores) {
   // small.json reads 4 MB (4 ms at 1 GB/s) while a GEMM of 256 runs (0.7 ms at 50 GFLOP/s):
   // at half speed beside it, the read takes about 0.35 ms longer; with no compute, as long.
-  auto read_s = [&](const std::string& sets) {
-    const auto r = opsim("sim " + data("small.json") + " --topology " + fixed_profile() + sets +
-                         " --format json");
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    const auto doc = nlohmann::json::parse(r.out);
-    for (const auto& c : doc.at("by_op_class"))
-      if (c.at("class").get<std::string>() == "disk_read") return c.at("busy_s").get<double>();
-    ADD_FAILURE() << "no disk_read class in " << r.out;
-    return 0.0;
+  auto read_s = [](const std::string& sets) {
+    return simulated_busy_s(data("small.json"), "disk_read", sets);
   };
   const double alone_s = read_s("");
   const double slowed_s = read_s(" --set cpu0.disk_read_speed_one_busy=0.5");
@@ -84,14 +90,7 @@ TEST(CalibrationCli, WhatIfSetsEachCoresSpeed) {
   std::ofstream(workload) << R"({"name": "one-pass", "ops": [{"name": "pass", "kind": "compute",
       "device": "cpu0", "kernel": "elementwise", "bytes": "160MB", "stream": 0}]})";
   auto pass_s = [&](const std::string& sets) {
-    const auto r = opsim("sim " + workload.string() + " --topology " + fixed_profile() + sets +
-                         " --format json");
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    const auto doc = nlohmann::json::parse(r.out);
-    for (const auto& c : doc.at("by_op_class"))
-      if (c.at("class").get<std::string>() == "elementwise") return c.at("busy_s").get<double>();
-    ADD_FAILURE() << "no elementwise class in " << r.out;
-    return 0.0;
+    return simulated_busy_s(workload.string(), "elementwise", sets);
   };
   const double mean_core_s = pass_s("");
   EXPECT_NEAR(pass_s(" --set cpu0.core_pass_speeds=0.5,1.5") / mean_core_s, 2.0, 0.02);
