@@ -22,6 +22,7 @@
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "experiments/calibration/accuracy.hpp"
+#include "experiments/calibration/cpu_topology.hpp"
 #include "experiments/calibration/memcpy_sizes.hpp"
 
 namespace opsim::calibration {
@@ -874,25 +875,11 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
     }
     const double one_rate = median(one), all_rate = median(all);
     // A targeted calibration keeps the base's streams: the real runs it is measured beside
-    // are scheduled on the base (one BLAS thread per stream when there is a stream per core),
-    // and one all-thread sample that came out slow (a busy host) must not turn two streams of
-    // one thread into one of two.
-    // How many run side by side: where measured, one-thread GEMMs on every core at once
-    // against one alone (hw x their ratio), as the executor's streams of one thread run; else
-    // the all-thread / one-thread ratio. Session 13's 2-vCPU host ran two one-thread GEMMs at
-    // 0.94 of one alone (1.88) while one two-thread GEMM reached 1.64 x one thread, 0.14 from
-    // rounding to one stream: a noisy minute did round it so, and that base profile then gave
-    // every GEMM two BLAS threads and every copy a share of the one compute core.
-    const std::string every_core_name = every_core_gemm_name(plan);
-    const std::string one_alone_name =
-        "gemm " + std::to_string(every_core_gemm_size(plan)) + " x1 thread";
-    const double side_by_side =
-        hw > 1 && measured(every_core_name) && measured(one_alone_name)
-            ? hw * report.get(every_core_name).value / report.get(one_alone_name).value
-            : all_rate / one_rate;
-    in.compute_streams = options.base != nullptr
-                             ? std::clamp(in.compute_streams, 1, hw)
-                             : std::clamp(static_cast<int>(std::lround(side_by_side)), 1, hw);
+    // are scheduled on the base. Otherwise one stream per physical core (cpu_topology.hpp):
+    // the count used to come from the GEMMs side by side, which a noisy minute rounded
+    // from two streams to one; how fast the streams run together is measured below.
+    const int cores = physical_cores(allowed_cpus()).value_or(hw);
+    in.compute_streams = std::clamp(options.base != nullptr ? in.compute_streams : cores, 1, hw);
     in.gemm_flops_per_s_per_stream =
         gemm_rate_per_stream(one_rate, all_rate, in.compute_streams, hw);
     // Where each stream gets one BLAS thread (more than half as many streams as cores), each
