@@ -264,6 +264,10 @@ double chase_latency(std::size_t bytes, double min_s) {
 // bandwidth (here one 96 MiB memcpy ran at 10.5 GB/s pinned to vCPU 0 and 15.4 on vCPU 1, and
 // minutes later at 18 and 15): the mean time over the cores is what a floating worker takes
 // on average, and each core's own rate is what a worker pinned there takes (pinned_core()).
+// Why each core runs the measurement untimed first: a vCPU that idled (while the other core
+// was measured) ran slow for its first 100-300 ms on session 15's VM (an 8 MB pass in 25 ms
+// slices: 14.9, 16.3, 17.5 ... 18.7 GB/s on the slower vCPU, flat on the faster), while an
+// executor's stream keeps its core busy: timed cold, the slower core read 10-20 % slow.
 double rate_over_cores(double min_s, const std::function<double(double)>& measure,
                        std::vector<double>* core_rates) {
   if (core_rates != nullptr) core_rates->clear();
@@ -274,9 +278,11 @@ double rate_over_cores(double min_s, const std::function<double(double)>& measur
     return rate;
   }
   double seconds_per_unit = 0;
+  const double per_core_s = min_s / static_cast<double>(cores.size());
   for (const int c : cores) {
     run_on({c});
-    const double rate = measure(min_s / static_cast<double>(cores.size()));
+    (void)measure(per_core_s);  // warm-up, untimed (below)
+    const double rate = measure(per_core_s);
     if (core_rates != nullptr) core_rates->push_back(rate);
     seconds_per_unit += 1.0 / rate;
   }

@@ -178,7 +178,8 @@ ProfileInputs profile_inputs(const Machine& profile);
 std::vector<std::string> groups_used_by(const OpGraph& graph, const Machine& machine);
 
 /// A one-thread memory-bound rate as an unpinned executor worker meets it: `measure(seconds)`
-/// pinned to each core the calling thread may use, in turn, for min_s / cores each; the rate
+/// pinned to each core the calling thread may use, in turn, for min_s / cores each (after as
+/// long again untimed, whose result is dropped: a vCPU that idled runs slow at first); the rate
 /// at the mean time per unit over the cores (their harmonic mean). The thread's affinity is
 /// restored afterwards.
 /// `core_rates`, when given, receives the rate on each core, in core order.

@@ -20,6 +20,10 @@
 
 namespace opsim::calibration {
 
+/// Untimed real runs at the start of each round add up to this much at least (one run where
+/// a run is longer): as long as a full calibration pass warms each core before timing it.
+inline constexpr double kRoundWarmUpS = 0.1;
+
 struct InterleavedOptions {
   int rounds = 5;  ///< slices of real runs, each between two calibration passes
   /// repeats and min_real_s count over all rounds (spread evenly); statistic reduces a
