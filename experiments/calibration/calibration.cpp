@@ -281,7 +281,7 @@ double rate_over_cores(double min_s, const std::function<double(double)>& measur
   const double per_core_s = min_s / static_cast<double>(cores.size());
   for (const int c : cores) {
     run_on({c});
-    (void)measure(per_core_s);  // warm-up, untimed (below)
+    (void)measure(per_core_s);  // warm-up, untimed (see above)
     const double rate = measure(per_core_s);
     if (core_rates != nullptr) core_rates->push_back(rate);
     seconds_per_unit += 1.0 / rate;
