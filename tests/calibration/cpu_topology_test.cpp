@@ -55,8 +55,11 @@ TEST_F(CpuTopology, GivesNoAnswerWhereAFileIsMissingOrUnreadable) {
 TEST(CpuTopologyOfThisMachine, HasAtLeastOneCoreAndNoMoreThanItsCpus) {
   const std::vector<int> cpus = allowed_cpus();
   const std::optional<int> cores = physical_cores(cpus);
-  if (!fs::exists("/sys/devices/system/cpu/cpu" + std::to_string(cpus.front()) + "/topology"))
-    GTEST_SKIP() << "this kernel exposes no CPU topology";
+  // A kernel without the topology files (some containers) gets no answer, not a guess.
+  if (!fs::exists("/sys/devices/system/cpu/cpu" + std::to_string(cpus.front()) + "/topology")) {
+    EXPECT_EQ(cores, std::nullopt);
+    return;
+  }
   ASSERT_TRUE(cores.has_value());
   EXPECT_GE(*cores, 1);
   EXPECT_LE(*cores, static_cast<int>(cpus.size()));
