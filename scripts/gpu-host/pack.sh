@@ -14,7 +14,7 @@ cd "$root"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib/platforms" "$stage/deps" "$stage/cxx" "$out"
-programs=(opsim exec_gpu_test exec_cuda_test exec_experiments_test calibration_test
+programs=(opsim exec_gpu_test exec_experiments_test calibration_test
           calibration_cli_test cli_test)
 for p in "${programs[@]}"; do strip -o "$stage/bin/$p" "build/bin/$p"; done
 cp build/lib/libopsim_cuda.so "$stage/lib/"
