@@ -45,9 +45,13 @@ double seconds_since(Clock::time_point t0) {
 }
 
 // Runs `body` (which does `work` units) until at least `min_s` passed; returns units per s.
+// First, untimed, it runs `body` once and on until `warm_s` passed: caches, threads and page
+// mappings warm, and a core that idled up to speed (rate_over_cores).
 template <typename F>
-double rate(double work, double min_s, F&& body) {
-  body();  // warm caches, threads and page mappings
+double rate(double work, double min_s, F&& body, double warm_s = 0) {
+  const auto warm_start = Clock::now();
+  do body();
+  while (seconds_since(warm_start) < warm_s);
   const auto t0 = Clock::now();
   int iterations = 0;
   double elapsed = 0;
@@ -90,10 +94,11 @@ std::string every_core_gemm_name(const Plan& p) {
   return "gemm " + std::to_string(every_core_gemm_size(p)) + " on every core at once";
 }
 
-double gemm_rate(std::size_t n, int threads, double min_s) {
+double gemm_rate(std::size_t n, int threads, double min_s, double warm_s = 0) {
   std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.f);
   cpu::set_blas_threads(threads);
-  return rate(2.0 * n * n * n, min_s, [&] { cpu::sgemm(a.data(), b.data(), c.data(), n, n, n); });
+  return rate(
+      2.0 * n * n * n, min_s, [&] { cpu::sgemm(a.data(), b.data(), c.data(), n, n, n); }, warm_s);
 }
 
 // One thread's GEMM rate while `threads` threads each run their own single-threaded GEMMs,
@@ -201,10 +206,11 @@ double gemm_speed_beside_busy_wait(std::size_t n, double min_s) {
 // threads, each pinned to its stream's core (pinned_core(): counting down from the last),
 // copying back to back for `min_s`; the sum of their rates. (A thread started per copy and
 // left to float may begin on its partner's core: two copies of 32 MiB take ~3 ms here.)
-double memcpy_rate(std::size_t bytes, int streams, double min_s) {
-  const auto copy_until = [bytes](OperandPair& o, double seconds) {
-    return rate(static_cast<double>(bytes), seconds,
-                [&] { std::memcpy(o.destination(), o.source(), bytes); });
+double memcpy_rate(std::size_t bytes, int streams, double min_s, double warm_s = 0) {
+  const auto copy_until = [bytes, warm_s](OperandPair& o, double seconds) {
+    return rate(
+        static_cast<double>(bytes), seconds,
+        [&] { std::memcpy(o.destination(), o.source(), bytes); }, warm_s);
   };
   std::vector<OperandPair> operands(static_cast<std::size_t>(streams));
   for (OperandPair& o : operands) o.reserve((bytes + sizeof(float) - 1) / sizeof(float));
@@ -228,12 +234,13 @@ double memcpy_rate(std::size_t bytes, int streams, double min_s) {
 
 // Bytes touched per second by one thread's elementwise pass, as CpuBackend runs it (on the same
 // layout): add over n floats reads n and writes n (8n bytes).
-double elementwise_rate(std::size_t bytes, double min_s) {
+double elementwise_rate(std::size_t bytes, double min_s, double warm_s = 0) {
   const std::size_t n = bytes / 8;
   OperandPair operands;
   operands.reserve(n);
-  return rate(8.0 * n, min_s,
-              [&] { cpu::add(operands.source(), operands.source(), operands.destination(), n); });
+  return rate(
+      8.0 * n, min_s,
+      [&] { cpu::add(operands.source(), operands.source(), operands.destination(), n); }, warm_s);
 }
 
 // Seconds per dependent load over a random cyclic permutation of cache lines.
@@ -268,12 +275,11 @@ double chase_latency(std::size_t bytes, double min_s) {
 // was measured) ran slow for its first 100-300 ms on session 15's VM (an 8 MB pass in 25 ms
 // slices: 14.9, 16.3, 17.5 ... 18.7 GB/s on the slower vCPU, flat on the faster), while an
 // executor's stream keeps its core busy: timed cold, the slower core read 10-20 % slow.
-double rate_over_cores(double min_s, const std::function<double(double)>& measure,
-                       std::vector<double>* core_rates) {
+double rate_over_cores(double min_s, const CoreMeasure& measure, std::vector<double>* core_rates) {
   if (core_rates != nullptr) core_rates->clear();
   const std::vector<int> cores = allowed_cpus();
   if (cores.size() <= 1) {
-    const double rate = measure(min_s);
+    const double rate = measure(min_s, 0.0);
     if (core_rates != nullptr) core_rates->push_back(rate);
     return rate;
   }
@@ -281,8 +287,7 @@ double rate_over_cores(double min_s, const std::function<double(double)>& measur
   const double per_core_s = min_s / static_cast<double>(cores.size());
   for (const int c : cores) {
     run_on({c});
-    (void)measure(per_core_s);  // warm-up, untimed (see above)
-    const double rate = measure(per_core_s);
+    const double rate = measure(per_core_s, per_core_s);  // warmed as long first (see above)
     if (core_rates != nullptr) core_rates->push_back(rate);
     seconds_per_unit += 1.0 / rate;
   }
@@ -533,8 +538,7 @@ struct Calibrator::State {
 
   explicit State(const CalibrationOptions& o);
   // rate_over_cores(), keeping each core's ratio to the mean in `ratios`.
-  double over_cores(std::vector<CoreRatios>& ratios, double min_s,
-                    const std::function<double(double)>& measure) {
+  double over_cores(std::vector<CoreRatios>& ratios, double min_s, const CoreMeasure& measure) {
     std::vector<double> per_core;
     const double mean = rate_over_cores(min_s, measure, &per_core);
     for (double& rate : per_core) rate /= mean;
@@ -592,8 +596,9 @@ Calibrator::State::State(const CalibrationOptions& o)
       items.push_back({"gemm " + std::to_string(n) + " x" + std::to_string(t) + " thread", "flop/s",
                        [this, n, t, min_s = plan.min_s] {
                          if (t > 1) return gemm_rate(n, t, min_s);
-                         return over_cores(gemm_core_ratios, min_s,
-                                           [&](double s) { return gemm_rate(n, 1, s); });
+                         return over_cores(gemm_core_ratios, min_s, [&](double s, double warm_s) {
+                           return gemm_rate(n, 1, s, warm_s);
+                         });
                        }});
       // Every core running its own one-thread GEMM, as compute streams do: what each gets.
       // After a one-thread GEMM (see above).
@@ -609,14 +614,16 @@ Calibrator::State::State(const CalibrationOptions& o)
   const std::size_t memcpy_bytes = plan.memcpy_bytes;
   const double min_s = plan.min_s;
   items.push_back({"memcpy 1 stream", "bytes/s", [this, memcpy_bytes, min_s] {
-                     return over_cores(copy_core_ratios, min_s,
-                                       [&](double s) { return memcpy_rate(memcpy_bytes, 1, s); });
+                     return over_cores(copy_core_ratios, min_s, [&](double s, double warm_s) {
+                       return memcpy_rate(memcpy_bytes, 1, s, warm_s);
+                     });
                    }});
   items.push_back(
       {"memcpy 2 streams", "bytes/s", [=] { return memcpy_rate(memcpy_bytes, 2, min_s); }});
   items.push_back({"elementwise 1 thread", "bytes/s", [this, memcpy_bytes, min_s] {
-                     return over_cores(pass_core_ratios, min_s,
-                                       [&](double s) { return elementwise_rate(memcpy_bytes, s); });
+                     return over_cores(pass_core_ratios, min_s, [&](double s, double warm_s) {
+                       return elementwise_rate(memcpy_bytes, s, warm_s);
+                     });
                    }});
   // Smaller working sets run from cache: the simulator interpolates between these.
   for (std::size_t mb : {2, 8, 32})
@@ -624,8 +631,9 @@ Calibrator::State::State(const CalibrationOptions& o)
   for (std::size_t bytes : pass_sizes)
     items.push_back(
         {"elementwise " + std::to_string(bytes >> 20) + " MiB", "bytes/s", [this, bytes, min_s] {
-           return over_cores(pass_core_ratios, min_s,
-                             [&](double s) { return elementwise_rate(bytes, s); });
+           return over_cores(pass_core_ratios, min_s, [&](double s, double warm_s) {
+             return elementwise_rate(bytes, s, warm_s);
+           });
          }});
   // memcpy's rate is not one number: smaller copies run from cache, and glibc switches to
   // non-temporal stores above a threshold, either side of which a copy that misses the cache
@@ -633,8 +641,9 @@ Calibrator::State::State(const CalibrationOptions& o)
   copy_sizes = memcpy_calibration_sizes(memcpy_bytes, memcpy_non_temporal_threshold_bytes());
   for (std::size_t bytes : copy_sizes)
     items.push_back({memcpy_measurement_name(bytes), "bytes/s", [this, bytes, min_s] {
-                       return over_cores(copy_core_ratios, min_s,
-                                         [&](double s) { return memcpy_rate(bytes, 1, s); });
+                       return over_cores(copy_core_ratios, min_s, [&](double s, double warm_s) {
+                         return memcpy_rate(bytes, 1, s, warm_s);
+                       });
                      }});
   // Each core's speed, from the rates above measured there (no measuring of its own): the
   // executor pins streams to cores, and on a VM one vCPU copies at 0.7 x the other's.

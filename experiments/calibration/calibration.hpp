@@ -177,13 +177,18 @@ ProfileInputs profile_inputs(const Machine& profile);
 /// CalibrationOptions::only.
 std::vector<std::string> groups_used_by(const OpGraph& graph, const Machine& machine);
 
-/// A one-thread memory-bound rate as an unpinned executor worker meets it: `measure(seconds)`
-/// pinned to each core the calling thread may use, in turn, for min_s / cores each (after as
-/// long again untimed, whose result is dropped: a vCPU that idled runs slow at first); the rate
-/// at the mean time per unit over the cores (their harmonic mean). The thread's affinity is
-/// restored afterwards.
+/// Measures a rate for `timed_s` seconds after running untimed for `warm_s` (at least one
+/// unit of work each); returns units per second.
+using CoreMeasure = std::function<double(double timed_s, double warm_s)>;
+
+/// A one-thread rate as an unpinned executor worker meets it: `measure` pinned to each core
+/// the calling thread may use, in turn, once per core, timed for min_s / cores after as long
+/// untimed (a vCPU that idled runs slow at first); the rate at the mean time per unit over
+/// the cores (their harmonic mean). One call per core: a GEMM of 2048 takes ~0.3 s on one
+/// core, so a separate warm-up call (two ops of its own) doubled a 16-core host's sweep. The
+/// thread's affinity is restored afterwards.
 /// `core_rates`, when given, receives the rate on each core, in core order.
-double rate_over_cores(double min_s, const std::function<double(double)>& measure,
+double rate_over_cores(double min_s, const CoreMeasure& measure,
                        std::vector<double>* core_rates = nullptr);
 
 /// The host name, made safe for a machine name ("calibrated-<hostname>").
