@@ -92,8 +92,12 @@ class Scheduler final : public CompletionSink {
     StreamIndex stream = 0;
   };
   static constexpr std::uint32_t kNotSubmitted = UINT32_MAX;
+  struct Queued {
+    OpId id;
+    TimeNs ready_ns;  // when it became ready (OpLaunch::ready_ns)
+  };
   struct StreamState {
-    std::deque<OpId> queue;
+    std::deque<Queued> queue;
     std::uint32_t launched = 0;  // ops on the backend, not yet finished (<= 1 unless pipelined)
     bool waiting_for_window = false;
     std::uint64_t assigned = 0;  // ops ever assigned: spreads unpinned work

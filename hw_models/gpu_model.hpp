@@ -14,6 +14,14 @@ struct GpuModel {
   /// dependencies completed (calibrated profiles); 0 in the presets, whose copies cost their
   /// links' latency alone.
   double copy_launch_s = 0;
+  /// The shortest a dependent op takes, from the end of what it waited for to its own end:
+  /// the completion reaching the host, the op's enqueue, its end event (calibrated: 15 us on
+  /// an H100 host, where a 64 KB kernel's work is nothing); 0: no floor (presets).
+  double dependent_op_min_s = 0;
+  /// The shortest an op takes that waited behind its busy stream, which a real stream already
+  /// held (the host enqueued it meanwhile): the host's enqueue per op, the pace of a queue of
+  /// small kernels (calibrated: 9.7 us there); 0: no floor (presets).
+  double queued_op_min_s = 0;
   /// DMA engines; engine 0 drives outbound copies, engine 1 inbound, more serve peer copies
   /// with a stream hint (one per NCCL-style ring). V100-SXM2 reports 6 (asyncEngineCount;
   /// from memory of deviceQuery output, not re-measured here).

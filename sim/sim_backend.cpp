@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "hw_models/gpu_op_time.hpp"
 #include "hw_models/roofline.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -429,6 +430,11 @@ struct SimBackend::Impl {
   // The speed factor (`speeds`: CpuModel::core_pass_speeds, core_copy_speeds or
   // core_gemm_speeds) of the core the launch's stream is pinned to, as the real executor's
   // workload runs pin it; 1 off a CPU or on a floating stream.
+  // How long a launched op waited for its stream after it became ready.
+  double waited_s(const OpLaunch& launch) const {
+    const TimeNs waited_ns = seconds_to_ns(sg4::Engine::get_clock()) - launch.ready_ns;
+    return waited_ns > 0 ? ns_to_seconds(waited_ns) : 0.0;
+  }
   double core_speed(const OpLaunch& launch, std::vector<double> CpuModel::*speeds) const {
     const Device& d = machine->device(launch.device);
     if (d.kind != DeviceKind::kCpu || (d.cpu.*speeds).empty()) return 1.0;
@@ -886,9 +892,13 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
   const Op& op = *launch.op;
   switch (op.kind) {
     case OpKind::kCompute: {
-      const double seconds = compute_time_s(*m.machine, op, launch.device,
-                                            m.core_speed(launch, &CpuModel::core_pass_speeds),
-                                            m.core_speed(launch, &CpuModel::core_gemm_speeds));
+      const Device& d = m.machine->device(launch.device);
+      double seconds = compute_time_s(*m.machine, op, launch.device,
+                                      m.core_speed(launch, &CpuModel::core_pass_speeds),
+                                      m.core_speed(launch, &CpuModel::core_gemm_speeds));
+      if (d.kind == DeviceKind::kGpu)
+        seconds =
+            gpu_op_time_s(d.gpu, d.gpu.launch_s, seconds - d.gpu.launch_s, m.waited_s(launch));
       if (seconds > 0) {
         m.start_exec(slot, m.compute_host[launch.device], seconds, m.exec_bound[launch.device]);
         if (m.machine->device(launch.device).kind == DeviceKind::kCpu) {
@@ -956,10 +966,12 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       }
       s.route = route;
       // A GPU's copy engine drives it: the source's, else the destination's.
+      // A copy that waited behind its engine was enqueued meanwhile: the wait hides its launch.
       const Device& dst = m.machine->device(op.peer);
-      const double launch_s = src.kind == DeviceKind::kGpu   ? src.gpu.copy_launch_s
-                              : dst.kind == DeviceKind::kGpu ? dst.gpu.copy_launch_s
-                                                             : 0.0;
+      const double copy_launch_s = src.kind == DeviceKind::kGpu   ? src.gpu.copy_launch_s
+                                   : dst.kind == DeviceKind::kGpu ? dst.gpu.copy_launch_s
+                                                                  : 0.0;
+      const double launch_s = std::max(0.0, copy_launch_s - m.waited_s(launch));
       m.start_op_flow(slot, m.routes[route].latency_s + launch_s);
       break;
     }

@@ -80,6 +80,8 @@ constexpr std::string_view kGpuKeysData[] = {"name",
                                              "memory_size",
                                              "launch_latency",
                                              "copy_launch_latency",
+                                             "min_dependent_op",
+                                             "min_queued_op",
                                              "copy_engines",
                                              "compute_streams",
                                              "efficiency"};
@@ -452,6 +454,12 @@ GpuModel Reader::parse_gpu(const YAML::Node& node, const std::string& what) cons
   });
   optional(node, "copy_launch_latency", [&](auto& v) {
     gpu.copy_launch_s = quantity(v, "copy_launch_latency", kDuration, Bound::kNonNegative);
+  });
+  optional(node, "min_dependent_op", [&](auto& v) {
+    gpu.dependent_op_min_s = quantity(v, "min_dependent_op", kDuration, Bound::kNonNegative);
+  });
+  optional(node, "min_queued_op", [&](auto& v) {
+    gpu.queued_op_min_s = quantity(v, "min_queued_op", kDuration, Bound::kNonNegative);
   });
   optional(node, "copy_engines",
            [&](auto& v) { gpu.copy_engines = int(integer(v, "copy_engines", 1, 64)); });
@@ -903,6 +911,11 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       out << YAML::Key << "launch_latency" << YAML::Value << duration_text(g.launch_s);
       if (g.copy_launch_s > 0)
         out << YAML::Key << "copy_launch_latency" << YAML::Value << duration_text(g.copy_launch_s);
+      if (g.dependent_op_min_s > 0)
+        out << YAML::Key << "min_dependent_op" << YAML::Value
+            << duration_text(g.dependent_op_min_s);
+      if (g.queued_op_min_s > 0)
+        out << YAML::Key << "min_queued_op" << YAML::Value << duration_text(g.queued_op_min_s);
       out << YAML::Key << "copy_engines" << YAML::Value << g.copy_engines;
       out << YAML::Key << "compute_streams" << YAML::Value << g.compute_streams;
       out << YAML::Key << "efficiency" << YAML::Value << number_text(g.efficiency);
@@ -1094,8 +1107,9 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
       differ(p.fp32_flops_per_s != q.fp32_flops_per_s || p.fp16_flops_per_s != q.fp16_flops_per_s ||
                  p.memory_bytes_per_s != q.memory_bytes_per_s || p.memory_bytes != q.memory_bytes ||
                  p.launch_s != q.launch_s || p.copy_launch_s != q.copy_launch_s ||
-                 p.copy_engines != q.copy_engines || p.compute_streams != q.compute_streams ||
-                 p.efficiency != q.efficiency,
+                 p.dependent_op_min_s != q.dependent_op_min_s ||
+                 p.queued_op_min_s != q.queued_op_min_s || p.copy_engines != q.copy_engines ||
+                 p.compute_streams != q.compute_streams || p.efficiency != q.efficiency,
              at + "gpu model");
     }
     if (x.kind == DeviceKind::kDisk && y.kind == x.kind) {

@@ -982,7 +982,13 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
       if (m.name.rfind("gpu gemm ", 0) == 0)
         g.gemm_flops_per_s = std::max(g.gemm_flops_per_s, m.value);
     g.memory_bytes_per_s = report.get("gpu elementwise").value;
-    g.launch_s = report.get("gpu launch gap").value;
+    // The launch latency of a dependent op: a chained 32 MB pass's period less its work (the
+    // gap after ms-long SGEMMs, "gpu launch gap", ran 16-20 us on an H100 host where short
+    // ops waited ~11: the completion path is slower after long waits).
+    g.launch_s = std::max(0.0, report.get("gpu dependent 32 MB passes").value -
+                                   kGpuLaunchPassBytes / g.memory_bytes_per_s);
+    g.dependent_op_min_s = report.get("gpu dependent small kernels").value;
+    g.queued_op_min_s = report.get("gpu queued small kernels").value;
     if (measured("gpu copies both directions"))
       g.both_directions_bytes_per_s = report.get("gpu copies both directions").value;
     g.host_to_device_bytes_per_s = report.get("gpu host to device").value;

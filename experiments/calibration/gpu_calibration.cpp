@@ -7,6 +7,8 @@
 #include "engine/exec/gpu_runtime.hpp"
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
+#include "engine/workload_file.hpp"
+#include "experiments/calibration/validation.hpp"
 
 namespace opsim::calibration {
 namespace {
@@ -58,6 +60,38 @@ class GpuProbe {
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Seconds per op, from the first op's end to the last one's over the ops after it, of `ops`
+// elementwise passes over `bytes` on GPU 0's first stream, run for real as a workload's ops run
+// (the scheduler and the executor's scratch memory: no frontend arrays, whose outputs are
+// allocated per op). `chained`: each op after the one before, so each waits for the previous
+// one's completion to reach the host; otherwise all are ready at once and the host enqueues
+// them while the stream works. The median over runs until `min_s`.
+double stream_period_s(int ops, double bytes, bool chained, double min_s) {
+  nlohmann::json doc = {{"name", "gpu-stream-period"}, {"ops", nlohmann::json::array()}};
+  for (int i = 0; i < ops; ++i) {
+    nlohmann::json op = {{"name", "k" + std::to_string(i)}, {"kind", "compute"}, {"device", "gpu0"},
+                         {"kernel", "elementwise"},         {"bytes", bytes},    {"stream", 0}};
+    if (chained && i > 0) op["after"] = {"k" + std::to_string(i - 1)};
+    doc["ops"].push_back(std::move(op));
+  }
+  const WorkloadFile workload = parse_workload_json(doc.dump(), "gpu-stream-period");
+  RealWorkloadRunner runner(workload, frontend::host_machine(), ValidationOptions{});
+  (void)runner.run();  // scratch memory, streams, events
+  std::vector<double> periods;
+  const auto t0 = Clock::now();
+  do {
+    const Trace trace = runner.run();
+    TimeNs first_end = trace.ops.front().end_ns, last_end = first_end;
+    for (const TraceOp& op : trace.ops) {
+      first_end = std::min(first_end, op.end_ns);
+      last_end = std::max(last_end, op.end_ns);
+    }
+    periods.push_back(ns_to_seconds(last_end - first_end) / (ops - 1));
+  } while (seconds_since(t0) < min_s || periods.size() < 3);
+  std::nth_element(periods.begin(), periods.begin() + periods.size() / 2, periods.end());
+  return periods[periods.size() / 2];
 }
 
 }  // namespace
@@ -115,6 +149,16 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                        gaps += s.start_ns(chain[i].producer()) - s.end_ns(chain[i - 1].producer());
                      return ns_to_seconds(gaps) / (kOps - 1);
                    }});
+  // Per-op costs of short ops, on the path a workload's ops take: the floor of a dependent
+  // op (64 KB passes, whose work is nothing: 15-17 us each on an H100 host), the pace of ops
+  // the host enqueued while the stream worked (9.7 us), and a dependent 32 MB pass's period,
+  // from which the profile takes the launch latency (that less the pass's work: ~11 us).
+  items.push_back({"gpu dependent small kernels", "s",
+                   [=] { return stream_period_s(100, 64e3, true, min_s); }});
+  items.push_back(
+      {"gpu queued small kernels", "s", [=] { return stream_period_s(100, 64e3, false, min_s); }});
+  items.push_back({"gpu dependent 32 MB passes", "s",
+                   [=] { return stream_period_s(50, kGpuLaunchPassBytes, true, min_s); }});
   auto copy_rate = [=](bool to_device) {
     return [=] {
       Context& c = probe->ctx();
@@ -202,6 +246,8 @@ void add_calibrated_gpus(Machine& machine, const GpuInputs& in) {
   gpu.memory_bytes = in.memory_bytes;
   gpu.launch_s = in.launch_s;
   gpu.copy_launch_s = in.launch_s;  // copies go through the same completion-to-launch path
+  gpu.dependent_op_min_s = in.dependent_op_min_s;
+  gpu.queued_op_min_s = in.queued_op_min_s;
   gpu.copy_engines = 2;
   // One link rate for both directions (the model's links are symmetric): their mean.
   LinkModel pcie;
@@ -244,6 +290,8 @@ GpuInputs calibrated_gpu_inputs(const Machine& profile) {
   in.memory_bytes_per_s = g.memory_bytes_per_s * g.efficiency;
   in.memory_bytes = g.memory_bytes;
   in.launch_s = g.launch_s;
+  in.dependent_op_min_s = g.dependent_op_min_s;
+  in.queued_op_min_s = g.queued_op_min_s;
   for (const Link& link : profile.links()) {
     if (link.name == "pcie_gpu0") {
       in.host_to_device_bytes_per_s = in.device_to_host_bytes_per_s = link.model.bytes_per_s;

@@ -7,7 +7,11 @@
 // - "gpu gemm N": cuBLAS SGEMM of N x N, flop/s;
 // - "gpu elementwise": add over 64 M floats, bytes touched (3 arrays) per second;
 // - "gpu launch gap": in a chain of dependent SGEMMs of 4096 (2048 quick), from one's end to
-//   the next one's start (completion to scheduler, launch, enqueue), s;
+//   the next one's start (completion to scheduler, launch, enqueue), s; reported;
+// - "gpu dependent small kernels", "gpu queued small kernels", "gpu dependent 32 MB passes":
+//   s per op of 64 KB passes chained / all ready at once, and of chained 32 MB passes, run as
+//   a workload's ops (scheduler, executor): the dependent-op floor, the host's enqueue pace,
+//   and the launch latency (the 32 MB pass's period less its work at the elementwise rate);
 // - "gpu host to device" / "gpu device to host": 64 MiB pinned copies, bytes/s;
 // - "gpu copies both directions": one each way at once, each one's bytes/s;
 // - "gpu host to device pageable" / "gpu device to host pageable": the same with ordinary
@@ -26,6 +30,10 @@
 
 namespace opsim::calibration {
 
+/// Bytes of the chained passes "gpu dependent 32 MB passes" times: long enough for their work
+/// to outlast the host's per-op path, short enough for the launch latency to show.
+inline constexpr double kGpuLaunchPassBytes = 32e6;
+
 /// One parameter to measure: each call of `sample` returns one sample in `unit`.
 struct CalibrationItem {
   std::string name, unit;
@@ -42,7 +50,9 @@ struct GpuInputs {
   double gemm_flops_per_s = 0;    ///< the best SGEMM rate over the sizes
   double memory_bytes_per_s = 0;  ///< elementwise, bytes touched per second
   double memory_bytes = 0;        ///< device memory
-  double launch_s = 0;            ///< gap between dependent ms-long ops
+  double launch_s = 0;            ///< a dependent op's launch latency (before its work)
+  double dependent_op_min_s = 0;  ///< the shortest a dependent op takes; 0: not measured
+  double queued_op_min_s = 0;     ///< the host's enqueue pace per op; 0: not measured
   double host_to_device_bytes_per_s = 0;
   double device_to_host_bytes_per_s = 0;
   double copy_latency_s = 0;

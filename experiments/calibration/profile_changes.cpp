@@ -65,7 +65,9 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
   if (a.gpus.count > 0 && b.gpus.count > 0) {
     add("gpu gemm", "flop/s", a.gpus.gemm_flops_per_s, b.gpus.gemm_flops_per_s);
     add("gpu elementwise", "bytes/s", a.gpus.memory_bytes_per_s, b.gpus.memory_bytes_per_s);
-    add("gpu launch gap", "s", a.gpus.launch_s, b.gpus.launch_s);
+    add("gpu launch latency", "s", a.gpus.launch_s, b.gpus.launch_s);
+    add("gpu dependent op floor", "s", a.gpus.dependent_op_min_s, b.gpus.dependent_op_min_s);
+    add("gpu queued op pace", "s", a.gpus.queued_op_min_s, b.gpus.queued_op_min_s);
     add("gpu copies (pinned)", "bytes/s", a.gpus.host_to_device_bytes_per_s,
         b.gpus.host_to_device_bytes_per_s);
     add("gpu copy latency", "s", a.gpus.copy_latency_s, b.gpus.copy_latency_s);

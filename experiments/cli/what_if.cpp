@@ -43,6 +43,10 @@ Fields listed_fields() {
         {"launch", {parse_seconds, [](Device& d, double v) { d.gpu.launch_s = v; }, nullptr}},
         {"copy_launch",
          {parse_seconds, [](Device& d, double v) { d.gpu.copy_launch_s = v; }, nullptr}},
+        {"min_dependent_op",
+         {parse_seconds, [](Device& d, double v) { d.gpu.dependent_op_min_s = v; }, nullptr}},
+        {"min_queued_op",
+         {parse_seconds, [](Device& d, double v) { d.gpu.queued_op_min_s = v; }, nullptr}},
         {"efficiency", {parse_plain, [](Device& d, double v) { d.gpu.efficiency = v; }, nullptr}}}},
       {"cpu",
        {{"cores",
@@ -176,7 +180,8 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
     // Zero: no latency, or (duplex_bandwidth) no bound on both directions together.
     const bool zero_allowed = field_name == "latency" || field_name == "launch" ||
                               field_name == "copy_launch" || field_name == "access" ||
-                              field_name == "duplex_bandwidth" || field_name == "disk_io_cores";
+                              field_name.starts_with("min_") || field_name == "duplex_bandwidth" ||
+                              field_name == "disk_io_cores";
     if (!value || *value < 0 || (*value == 0 && !zero_allowed))
       fail("cannot read '" + value_text + "' as a " +
            (zero_allowed ? "non-negative " : "positive ") + field_name);

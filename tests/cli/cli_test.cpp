@@ -133,13 +133,14 @@ TEST(Cli, SetBoundsBothDirectionsOfALinkAndDelaysCopies) {
 
   // Tree: three gathers into GPU0, then three broadcasts from it. A copy takes an engine at
   // each GPU end, GPU0 has two, so in each phase the third copy starts after one of the
-  // first two ends: two launches in sequence per phase, 4 x 1 ms in all.
+  // first two ends. It waited for that engine, which a real stream lets the host enqueue it
+  // on meanwhile: its launch is hidden. One launch per phase, 2 x 1 ms in all.
   std::string launches;
   for (int g = 0; g < 4; ++g) launches += " --set gpu" + std::to_string(g) + ".copy_launch=1ms";
   const auto base = makespans(opsim("compare --strategies tree --comm-only --format json").out);
   const auto slow =
       makespans(opsim("compare --strategies tree --comm-only --format json" + launches).out);
-  EXPECT_NEAR(slow.at("tree") - base.at("tree"), 0.004, 1e-6);
+  EXPECT_NEAR(slow.at("tree") - base.at("tree"), 0.002, 1e-6);
 }
 
 TEST(Cli, SweepCoversEveryRingSizeFrom2To64) {
@@ -287,6 +288,8 @@ TEST(Cli, BadInputGivesOneLineErrorAndExitCode2) {
       {"compare --topology desktop-1gpu --set hdd0-cpu0.duplex_bandwidth=1GB/s",
        "--set hdd0-cpu0.duplex_bandwidth=1GB/s: a half-duplex link has one bandwidth"},
       {"compare --set gpu0.copy_launch=-1us", "cannot read '-1us' as a non-negative copy_launch"},
+      {"compare --set gpu0.min_queued_op=-1us",
+       "cannot read '-1us' as a non-negative min_queued_op"},
       {"compare --set cpu0.all_streams_busy_speed=1.5", "'1.5' is not in (0, 1]"},
       {"compare --set cpu0.disk_io_cores=999", "'999' is more than the CPU's"},
       {"compare --set cpu0.disk_write_speed_one_busy=2", "'2' is not in (0, 1]"},

@@ -310,10 +310,65 @@ TEST(SimBackend, OneStreamRunsOpsBackToBack) {
   const OpId first = g.add(k, "first");
   const OpId second = g.add(k, "second");  // no dependency: only the stream orders them
   const SimulationResult r = simulate(m, g);
-  const double t = SimBackend::compute_time_s(m, k, gpu);
+  const double t = SimBackend::compute_time_s(m, k, gpu);  // its launch latency included
   EXPECT_EQ(r.start_ns[second], r.end_ns[first]);
   expect_close(t, seconds(r.end_ns[first]));
-  expect_close(2 * t, seconds(r.end_ns[second]));
+  // The second waited behind the first, which a real stream lets the host enqueue it
+  // meanwhile: the wait hides its launch latency.
+  EXPECT_NEAR(seconds(r.end_ns[second]), 2 * t - GpuModel{}.launch_s, 2e-9);
+}
+
+// A GPU whose short ops are bound by the host's per-op path (an H100 host, session 16): a
+// dependent op's launch latency and floor, and the pace of ops queued on a busy stream.
+Machine launch_bound_gpu() {
+  Machine m("launch-bound gpu");
+  GpuModel gpu_model;
+  gpu_model.launch_s = 11e-6;
+  gpu_model.dependent_op_min_s = 15e-6;
+  gpu_model.queued_op_min_s = 10e-6;
+  gpu_model.memory_bytes_per_s = 1e12;
+  gpu_model.efficiency = 1.0;
+  m.add_gpu("gpu0", gpu_model);
+  m.seal();
+  return m;
+}
+
+// Ten passes over `bytes` on one stream of gpu0, each after the one before if `chained`.
+OpGraph passes(const Machine& m, double bytes, bool chained) {
+  OpGraph g;
+  Op k;
+  k.kind = OpKind::kCompute;
+  k.kernel = KernelClass::kElementwise;
+  k.device = *m.find_device("gpu0");
+  k.bytes = bytes;
+  k.stream = 0;
+  for (int i = 0; i < 10; ++i) {
+    const OpId id = g.add(k, "k" + std::to_string(i));
+    if (chained && i > 0) g.add_dependency(id - 1, id);
+  }
+  return g;
+}
+
+TEST(SimBackend, DependentGpuOpsWaitOutTheLaunchAndTakeAtLeastTheFloor) {
+  const Machine m = launch_bound_gpu();
+  // 1 us of work: the floor (15 us) binds, not launch + work (12 us).
+  const SimulationResult tiny = simulate_isolated(m, passes(m, 1e6, true));
+  expect_close(10 * 15e-6, tiny.makespan_s);
+  // 10 us of work: launch + work (21 us) beyond the floor.
+  expect_close(10 * 21e-6, simulate_isolated(m, passes(m, 1e7, true)).makespan_s);
+}
+
+TEST(SimBackend, QueuedGpuOpsFollowAtTheHostsEnqueuePace) {
+  const Machine m = launch_bound_gpu();
+  // The first op is dependent-like (ready as its stream is free): the floor, 15 us. The other
+  // nine waited behind it: no launch, at least the enqueue pace (10 us) though 1 us of work.
+  expect_close(15e-6 + 9 * 10e-6, simulate_isolated(m, passes(m, 1e6, false)).makespan_s);
+  // Work beyond the pace: back to back at the work's length (20 us each).
+  expect_close(31e-6 + 9 * 20e-6, simulate_isolated(m, passes(m, 2e7, false)).makespan_s);
+  // Under a window a real stream holds no op before its launch: each is dependent-like.
+  SimulateOptions window;
+  window.scheduler.max_in_flight = 1;
+  expect_close(10 * 15e-6, simulate_isolated(m, passes(m, 1e6, false), window).makespan_s);
 }
 
 TEST(SimBackend, HostDispatchRunsBesideCpuCompute) {

@@ -246,7 +246,8 @@ devices:
     copy_streams: 3
     dram: {channels: 6, bandwidth_per_channel: 21.3GB/s, first_access: 90ns, burst_word: 0.25ns, capacity: 384GiB}
   - {name: gpu0, kind: gpu, model: a100, fp32_peak: 20TFLOPS, fp16_peak: 300 TFLOP/s, memory_bandwidth: 2TB/s,
-     memory_size: 80GB, launch_latency: 4us, copy_launch_latency: 200us, copy_engines: 3,
+     memory_size: 80GB, launch_latency: 4us, copy_launch_latency: 200us, min_dependent_op: 15us,
+     min_queued_op: 9.5us, copy_engines: 3,
      compute_streams: 4, efficiency: 0.7}
   - {name: hdd0, kind: disk, type: hdd, rpm: 5400, seek: 10ms, bandwidth: 100MB/s, queues: 2}
   - {name: nvme0, kind: disk, type: nvme, generation: 4, lanes: 4, read_iops: 250k, write_iops: 1e5,
@@ -291,6 +292,8 @@ links:
   EXPECT_EQ(gpu.memory_bytes, 80e9);
   EXPECT_DOUBLE_EQ(gpu.launch_s, 4e-6);
   EXPECT_DOUBLE_EQ(gpu.copy_launch_s, 200e-6);
+  EXPECT_DOUBLE_EQ(gpu.dependent_op_min_s, 15e-6);
+  EXPECT_DOUBLE_EQ(gpu.queued_op_min_s, 9.5e-6);
   EXPECT_EQ(gpu.copy_engines, 3);
   EXPECT_EQ(gpu.compute_streams, 4);
   EXPECT_EQ(gpu.efficiency, 0.7);
