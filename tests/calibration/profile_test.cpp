@@ -231,7 +231,8 @@ TEST(Profile, EveryValidationSuiteWorkloadSimulatesOnAMatchingProfile) {
   const Machine gpu_profile = build_profile(in, "calibrated-test");
   std::size_t files = 0;
   for (const auto& [dir, profile] : {std::pair{"experiments/validation", &cpu_profile},
-                                     std::pair{"experiments/validation-gpu", &gpu_profile}}) {
+                                     std::pair{"experiments/validation-gpu", &gpu_profile},
+                                     std::pair{"experiments/gpu-launch-probes", &gpu_profile}}) {
     for (const auto& entry :
          std::filesystem::directory_iterator(std::filesystem::path(OPSIM_SOURCE_DIR) / dir)) {
       const WorkloadFile w = load_workload_file(entry.path().string());
@@ -244,7 +245,7 @@ TEST(Profile, EveryValidationSuiteWorkloadSimulatesOnAMatchingProfile) {
       ++files;
     }
   }
-  EXPECT_GE(files, 17u);
+  EXPECT_GE(files, 24u);
 }
 
 // The simulated makespan of experiments/validation-gpu/<name>.json on the sample one-GPU
@@ -262,6 +263,19 @@ TEST(Profile, GpuSmallKernelChainIsLaunchBound) {
   // 200 dependent passes over 4 MB: 2 us of memory traffic at 2 TB/s each after 8 us of
   // launch, each held to the host's per-op floor for a dependent op, 15 us.
   EXPECT_NEAR(simulated_gpu_workload_s("gpu-small-kernel-chain"), 200 * 15e-6, 2e-6);
+}
+
+TEST(Profile, QueuedSmallKernelsFollowAtTheHostsEnqueuePace) {
+  // 200 independent passes over 4 MB on one stream: the first waits out its launch (8 us) and
+  // its work (2 us), held to the dependent-op floor (15 us); each other one waited behind the
+  // stream, which hides its launch: its work, held to the host's enqueue pace (9 us).
+  const WorkloadFile w = load_workload_file(std::string(OPSIM_SOURCE_DIR) +
+                                            "/experiments/gpu-launch-probes/probe-queued-4m.json");
+  ProfileInputs in = sample_inputs();
+  in.gpus = sample_gpus(1, 0);
+  const Machine m = build_profile(in, "calibrated-test");
+  EXPECT_NEAR(simulate_isolated(m, build_workload_graph(w, m)).makespan_s, 15e-6 + 199 * 9e-6,
+              1e-7);
 }
 
 TEST(Profile, GpuBookBTakesTheLongerChainNotTheSum) {
