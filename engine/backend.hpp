@@ -39,8 +39,9 @@ struct OpLaunch {
   const Op* op = nullptr;
   DeviceId device = kNoDevice;
   StreamIndex stream = 0;
-  /// When the op became ready (backend clock). Earlier than now: it waited behind its busy
-  /// stream, where a real GPU stream already holds it (the host enqueued it meanwhile).
+  /// When the op became ready (backend clock), for a backend that runs one op per stream at a
+  /// time (0 for one that queues streams in order). Earlier than now: it waited behind its
+  /// busy stream, where a real GPU stream already holds it (the host enqueued it meanwhile).
   TimeNs ready_ns = 0;
 };
 

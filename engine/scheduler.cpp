@@ -138,7 +138,9 @@ void Scheduler::make_ready(OpId id) {
   ++placed_count_[device];
   state.stream = choose_stream(op, device);
   StreamState& stream = stream_state_[state.stream];
-  stream.queue.push_back({id, backend_.now_ns()});
+  // Only a backend that runs one op per stream at a time (simulation) asks how long an op
+  // waited; one that queues streams in order holds the op itself, and skips the clock read.
+  stream.queue.push_back({id, backend_.queues_streams_in_order() ? 0 : backend_.now_ns()});
   ++stream.assigned;
   try_start(state.stream);
 }
