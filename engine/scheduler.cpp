@@ -166,8 +166,8 @@ void Scheduler::try_start(StreamIndex s) {
     ++in_flight_;
     const Op& op = graph_.op(id);
     if (op.alloc_bytes > 0) change_memory(op.result_device(), op.alloc_bytes, backend_.now_ns());
-    // Under a window a real stream holds no op before its launch (see above): no wait hides
-    // its launch latency, as none does in a run without one that launches as soon as ready.
+    // Under a window the real executor does not pipeline (see above), so no stream holds an
+    // op before its launch and no wait hides its launch latency: it counts from now.
     const TimeNs since_ns = options_.max_in_flight == 0 ? ready_ns : backend_.now_ns();
     backend_.launch(OpLaunch{id, &op, placed_device(id), s, since_ns});
   }

@@ -13,13 +13,19 @@
 
 namespace opsim {
 
-/// Seconds an op of `work_s` (its roofline time without the launch) holds a stream of `gpu`,
-/// having waited `waited_s` for it after becoming ready. `launch_s` is the kernel launch
-/// latency, or the copy launch for copies, whose link latency is apart.
-inline double gpu_op_time_s(const GpuModel& gpu, double launch_s, double work_s, double waited_s) {
+/// What is left of a launch latency of `launch_s` after an op waited `waited_s` for its
+/// stream (or copy engine), the host having enqueued it meanwhile. Copies use it alone: their
+/// floors are not modelled (a flow's length cannot be bounded from below).
+inline double launch_left_s(double launch_s, double waited_s) {
+  return std::max(0.0, launch_s - waited_s);
+}
+
+/// Seconds a kernel of `work_s` (its roofline time without the launch) holds a stream of
+/// `gpu`, having waited `waited_s` for it after becoming ready.
+inline double gpu_op_time_s(const GpuModel& gpu, double work_s, double waited_s) {
   if (waited_s > 0)
-    return std::max(std::max(0.0, launch_s - waited_s) + work_s, gpu.queued_op_min_s);
-  return std::max(launch_s + work_s, gpu.dependent_op_min_s);
+    return std::max(launch_left_s(gpu.launch_s, waited_s) + work_s, gpu.queued_op_min_s);
+  return std::max(gpu.launch_s + work_s, gpu.dependent_op_min_s);
 }
 
 }  // namespace opsim

@@ -427,14 +427,14 @@ struct SimBackend::Impl {
     }
   }
 
-  // The speed factor (`speeds`: CpuModel::core_pass_speeds, core_copy_speeds or
-  // core_gemm_speeds) of the core the launch's stream is pinned to, as the real executor's
-  // workload runs pin it; 1 off a CPU or on a floating stream.
   // How long a launched op waited for its stream after it became ready.
   double waited_s(const OpLaunch& launch) const {
     const TimeNs waited_ns = seconds_to_ns(sg4::Engine::get_clock()) - launch.ready_ns;
     return waited_ns > 0 ? ns_to_seconds(waited_ns) : 0.0;
   }
+  // The speed factor (`speeds`: CpuModel::core_pass_speeds, core_copy_speeds or
+  // core_gemm_speeds) of the core the launch's stream is pinned to, as the real executor's
+  // workload runs pin it; 1 off a CPU or on a floating stream.
   double core_speed(const OpLaunch& launch, std::vector<double> CpuModel::*speeds) const {
     const Device& d = machine->device(launch.device);
     if (d.kind != DeviceKind::kCpu || (d.cpu.*speeds).empty()) return 1.0;
@@ -897,8 +897,7 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
                                       m.core_speed(launch, &CpuModel::core_pass_speeds),
                                       m.core_speed(launch, &CpuModel::core_gemm_speeds));
       if (d.kind == DeviceKind::kGpu)
-        seconds =
-            gpu_op_time_s(d.gpu, d.gpu.launch_s, seconds - d.gpu.launch_s, m.waited_s(launch));
+        seconds = gpu_op_time_s(d.gpu, seconds - d.gpu.launch_s, m.waited_s(launch));
       if (seconds > 0) {
         m.start_exec(slot, m.compute_host[launch.device], seconds, m.exec_bound[launch.device]);
         if (m.machine->device(launch.device).kind == DeviceKind::kCpu) {
@@ -971,7 +970,7 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
       const double copy_launch_s = src.kind == DeviceKind::kGpu   ? src.gpu.copy_launch_s
                                    : dst.kind == DeviceKind::kGpu ? dst.gpu.copy_launch_s
                                                                   : 0.0;
-      const double launch_s = std::max(0.0, copy_launch_s - m.waited_s(launch));
+      const double launch_s = launch_left_s(copy_launch_s, m.waited_s(launch));
       m.start_op_flow(slot, m.routes[route].latency_s + launch_s);
       break;
     }
