@@ -2,7 +2,15 @@
 // and the number of DMA copy engines (one per direction on most parts).
 #pragma once
 
+#include <vector>
+
 namespace opsim {
+
+/// SGEMM's rate measured on a square GEMM of side `n` (2 n^3 flops).
+struct GemmRate {
+  double n = 0;
+  double flops_per_s = 0;
+};
 
 struct GpuModel {
   double fp32_flops_per_s = 15.7e12;  ///< V100 SXM2 fp32 peak
@@ -28,6 +36,15 @@ struct GpuModel {
   int copy_engines = 6;
   int compute_streams = 1;  ///< in-order compute streams the scheduler uses
   double efficiency = 0.8;  ///< fraction of peak reached by real kernels
+  /// SGEMM's rate by size, at increasing n (calibrated profiles, efficiency 1): a small GEMM
+  /// does not fill the GPU (an H100 host, session 17: 10 TFLOP/s at 512, 35 at 1024, 49 at
+  /// 2048). The fp32 peak an fp32 GEMM sees, scaled by efficiency as the peaks are. Empty:
+  /// fp32_flops_per_s for every size.
+  std::vector<GemmRate> sgemm_rates;
+
+  /// The fp32 peak a GEMM of `flops` sees: the rate of the square GEMM of as many flops,
+  /// interpolated in log n between sgemm_rates (the end rates beyond them).
+  double sgemm_peak_flops_per_s(double flops) const;
 };
 
 }  // namespace opsim

@@ -575,7 +575,9 @@ double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId
   const Device& d = machine.device(device);
   if (d.kind == DeviceKind::kGpu) {
     const GpuModel& g = d.gpu;
-    const double peak = op.dtype == DataType::kF16 ? g.fp16_flops_per_s : g.fp32_flops_per_s;
+    double peak = op.dtype == DataType::kF16 ? g.fp16_flops_per_s : g.fp32_flops_per_s;
+    if (op.kernel == KernelClass::kGemm && op.dtype == DataType::kF32)
+      peak = g.sgemm_peak_flops_per_s(op.flops);  // the rate measured for its size
     return roofline_time_s(op.flops, op.bytes, peak, g.memory_bytes_per_s, g.launch_s,
                            g.efficiency);
   }

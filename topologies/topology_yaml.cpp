@@ -84,8 +84,11 @@ constexpr std::string_view kGpuKeysData[] = {"name",
                                              "min_queued_op",
                                              "copy_engines",
                                              "compute_streams",
-                                             "efficiency"};
+                                             "efficiency",
+                                             "sgemm_rates"};
 constexpr Keys kGpuKeys{kGpuKeysData};
+constexpr std::string_view kGemmRateKeysData[] = {"n", "rate"};
+constexpr Keys kGemmRateKeys{kGemmRateKeysData};
 constexpr std::string_view kPlainKeysData[] = {"name", "kind"};
 constexpr Keys kPlainKeys{kPlainKeysData};
 constexpr std::string_view kDiskKeysData[] = {"name",
@@ -466,6 +469,24 @@ GpuModel Reader::parse_gpu(const YAML::Node& node, const std::string& what) cons
   optional(node, "compute_streams",
            [&](auto& v) { gpu.compute_streams = int(integer(v, "compute_streams", 1, 1024)); });
   optional(node, "efficiency", [&](auto& v) { gpu.efficiency = fraction(v, "efficiency"); });
+  // SGEMM's rate by size: [{n: 1024, rate: 35TFLOPS}, {n: 2048, rate: 49TFLOPS}].
+  optional(node, "sgemm_rates", [&](const YAML::Node& list) {
+    if (!list.IsSequence())
+      fail(list.Mark(), "'sgemm_rates' must be a list such as [{n: 1024, rate: 35TFLOPS}], got " +
+                            node_type_name(list));
+    for (const YAML::Node& item : list) {
+      check_map(item, kGemmRateKeys, "an entry of sgemm_rates of " + what);
+      GemmRate rate;
+      rate.n =
+          static_cast<double>(integer(required(item, "n", "sgemm_rates entry"), "n", 1, 1 << 20));
+      rate.flops_per_s =
+          quantity(required(item, "rate", "sgemm_rates entry"), "rate", kRate, Bound::kPositive);
+      if (!gpu.sgemm_rates.empty() && rate.n <= gpu.sgemm_rates.back().n)
+        fail(item.Mark(),
+             "sgemm_rates of " + what + " must list increasing n values, one rate each");
+      gpu.sgemm_rates.push_back(rate);
+    }
+  });
   return gpu;
 }
 
@@ -919,6 +940,13 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       out << YAML::Key << "copy_engines" << YAML::Value << g.copy_engines;
       out << YAML::Key << "compute_streams" << YAML::Value << g.compute_streams;
       out << YAML::Key << "efficiency" << YAML::Value << number_text(g.efficiency);
+      if (!g.sgemm_rates.empty()) {
+        out << YAML::Key << "sgemm_rates" << YAML::Value << YAML::BeginSeq;
+        for (const GemmRate& r : g.sgemm_rates)
+          out << YAML::BeginMap << YAML::Key << "n" << YAML::Value << static_cast<long>(r.n)
+              << YAML::Key << "rate" << YAML::Value << rate_text(r.flops_per_s) << YAML::EndMap;
+        out << YAML::EndSeq;
+      }
       break;
     }
     case DeviceKind::kDisk: {
@@ -1111,6 +1139,11 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
                  p.queued_op_min_s != q.queued_op_min_s || p.copy_engines != q.copy_engines ||
                  p.compute_streams != q.compute_streams || p.efficiency != q.efficiency,
              at + "gpu model");
+      bool same_gemm_rates = p.sgemm_rates.size() == q.sgemm_rates.size();
+      for (std::size_t r = 0; same_gemm_rates && r < p.sgemm_rates.size(); ++r)
+        same_gemm_rates = p.sgemm_rates[r].n == q.sgemm_rates[r].n &&
+                          p.sgemm_rates[r].flops_per_s == q.sgemm_rates[r].flops_per_s;
+      differ(!same_gemm_rates, at + "sgemm rates");
     }
     if (x.kind == DeviceKind::kDisk && y.kind == x.kind) {
       const DiskModel &p = x.disk, &q = y.disk;

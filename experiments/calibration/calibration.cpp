@@ -973,20 +973,26 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
   if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
   if (measured("host dispatch's neighbour speed"))
     in.beside_dispatch_speed = report.get("host dispatch's neighbour speed").value;
-  if (measured("gpu gemm 1024")) {
+  if (measured(gpu_dependent_gemm_name(1024))) {
     GpuInputs& g = in.gpus;
     g.count = gpu_runtime_used->device_count();
     g.memory_bytes = gpu_runtime_used->memory_bytes(0);
-    g.gemm_flops_per_s = 0;
-    for (const Measurement& m : report.measurements)
-      if (m.name.rfind("gpu gemm ", 0) == 0)
-        g.gemm_flops_per_s = std::max(g.gemm_flops_per_s, m.value);
     g.memory_bytes_per_s = report.get("gpu elementwise").value;
     // The launch latency of a dependent op: a chained 32 MB pass's period less its work (the
     // gap after ms-long SGEMMs, "gpu launch gap", ran 16-20 us on an H100 host where short
     // ops waited ~11: the completion path is slower after long waits).
     g.launch_s = std::max(0.0, report.get("gpu dependent 32 MB passes").value -
                                    kGpuLaunchPassBytes / g.memory_bytes_per_s);
+    // SGEMM by size, from the chains (in increasing size); the fp32 peak is the best of them.
+    g.gemm_flops_per_s = 0;
+    g.sgemm_rates.clear();
+    const std::string_view prefix = kGpuDependentGemmPrefix;
+    for (const Measurement& m : report.measurements)
+      if (m.name.starts_with(prefix)) {
+        g.sgemm_rates.push_back(
+            sgemm_rate_from_chain(std::stoul(m.name.substr(prefix.size())), m.value, g.launch_s));
+        g.gemm_flops_per_s = std::max(g.gemm_flops_per_s, g.sgemm_rates.back().flops_per_s);
+      }
     g.dependent_op_min_s = report.get("gpu dependent small kernels").value;
     g.queued_op_min_s = report.get("gpu queued small kernels").value;
     if (measured("gpu copies both directions"))

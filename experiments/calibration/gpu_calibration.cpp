@@ -63,18 +63,20 @@ double seconds_since(Clock::time_point t0) {
 }
 
 // Seconds per op, from the first op's end to the last one's over the ops after it, of `ops`
-// elementwise passes over `bytes` on GPU 0's first stream, run for real as a workload's ops run
-// (the scheduler and the executor's scratch memory: no frontend arrays, whose outputs are
-// allocated per op). `chained`: each op after the one before, so each waits for the previous
-// one's completion to reach the host; otherwise all are ready at once and the host enqueues
-// them while the stream works. The median over runs until `min_s`.
-double stream_period_s(int ops, double bytes, bool chained, double min_s) {
+// copies of `op` (a workload file's op on GPU 0's first stream) run for real as a workload's
+// ops run (the scheduler and the executor's scratch memory: no frontend arrays, whose outputs
+// are allocated per op). `chained`: each op after the one before, so each waits for the
+// previous one's completion to reach the host; otherwise all are ready at once and the host
+// enqueues them while the stream works. The median over runs until `min_s`.
+double stream_period_s(const nlohmann::json& op, int ops, bool chained, double min_s) {
   nlohmann::json doc = {{"name", "gpu-stream-period"}, {"ops", nlohmann::json::array()}};
   for (int i = 0; i < ops; ++i) {
-    nlohmann::json op = {{"name", "k" + std::to_string(i)}, {"kind", "compute"}, {"device", "gpu0"},
-                         {"kernel", "elementwise"},         {"bytes", bytes},    {"stream", 0}};
-    if (chained && i > 0) op["after"] = {"k" + std::to_string(i - 1)};
-    doc["ops"].push_back(std::move(op));
+    nlohmann::json o = op;
+    o["name"] = "k" + std::to_string(i);
+    o["device"] = "gpu0";
+    o["stream"] = 0;
+    if (chained && i > 0) o["after"] = {"k" + std::to_string(i - 1)};
+    doc["ops"].push_back(std::move(o));
   }
   const WorkloadFile workload = parse_workload_json(doc.dump(), "gpu-stream-period");
   RealWorkloadRunner runner(workload, frontend::host_machine(), ValidationOptions{});
@@ -94,7 +96,25 @@ double stream_period_s(int ops, double bytes, bool chained, double min_s) {
   return periods[periods.size() / 2];
 }
 
+nlohmann::json elementwise_op(double bytes) {
+  return {{"kind", "compute"}, {"kernel", "elementwise"}, {"bytes", bytes}};
+}
+
+nlohmann::json gemm_op(std::size_t n) {
+  return {{"kind", "compute"}, {"gemm", {{"m", n}, {"n", n}, {"k", n}}}};
+}
+
 }  // namespace
+
+std::string gpu_dependent_gemm_name(std::size_t n) {
+  return std::string(kGpuDependentGemmPrefix) + std::to_string(n);
+}
+
+GemmRate sgemm_rate_from_chain(std::size_t n, double period_s, double launch_s) {
+  const double side = static_cast<double>(n);
+  const double work_s = std::max(period_s - launch_s, period_s / 2);
+  return {side, 2.0 * side * side * side / work_s};
+}
 
 std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std::string* why) {
   std::shared_ptr<GpuRuntime> runtime = gpu_runtime(why);
@@ -103,19 +123,18 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
   const auto g0 = frontend::gpu(0);
   const auto host = frontend::cpu(0);
   std::vector<CalibrationItem> items;
+  // SGEMMs chained on one stream, as a workload's dependent GEMMs run: each one's launch path,
+  // cuBLAS's host work (~7 us more than a plain kernel's on an H100 host) and its kernel.
+  // The profile's rate by size is the flops over this less the launch latency.
   const std::vector<std::size_t> sizes =
-      quick ? std::vector<std::size_t>{1024, 2048} : std::vector<std::size_t>{1024, 2048, 4096};
+      quick ? std::vector<std::size_t>{256, 512, 1024, 2048, 4096}
+            : std::vector<std::size_t>{256, 512, 1024, 2048, 4096, 8192};
   for (std::size_t n : sizes)
-    items.push_back({"gpu gemm " + std::to_string(n), "flop/s", [=] {
-                       Context& c = probe->ctx();
-                       const Array x = c.random(g0, n, n, 1);
-                       const double flops = 2.0 * static_cast<double>(n * n * n);
-                       return probe->device_rate(flops, min_s, [&] {
-                         std::vector<Array> out;
-                         for (int i = 0; i < 4; ++i) out.push_back(c.dot(x, x));
-                         return out;
-                       });
-                     }});
+    items.push_back(
+        {gpu_dependent_gemm_name(n), "s", [=] {
+           // ~50 ms a run at the largest sizes on an H100.
+           return stream_period_s(gemm_op(n), n <= 1024 ? 50 : n <= 4096 ? 20 : 4, true, min_s);
+         }});
   items.push_back({"gpu elementwise", "bytes/s", [=] {
                      Context& c = probe->ctx();
                      const Array x = c.random(g0, kPassFloats, 1, 1);
@@ -154,11 +173,12 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
   // the host enqueued while the stream worked (9.7 us), and a dependent 32 MB pass's period,
   // from which the profile takes the launch latency (that less the pass's work: ~11 us).
   items.push_back({"gpu dependent small kernels", "s",
-                   [=] { return stream_period_s(100, 64e3, true, min_s); }});
-  items.push_back(
-      {"gpu queued small kernels", "s", [=] { return stream_period_s(100, 64e3, false, min_s); }});
-  items.push_back({"gpu dependent 32 MB passes", "s",
-                   [=] { return stream_period_s(50, kGpuLaunchPassBytes, true, min_s); }});
+                   [=] { return stream_period_s(elementwise_op(64e3), 100, true, min_s); }});
+  items.push_back({"gpu queued small kernels", "s",
+                   [=] { return stream_period_s(elementwise_op(64e3), 100, false, min_s); }});
+  items.push_back({"gpu dependent 32 MB passes", "s", [=] {
+                     return stream_period_s(elementwise_op(kGpuLaunchPassBytes), 50, true, min_s);
+                   }});
   auto copy_rate = [=](bool to_device) {
     return [=] {
       Context& c = probe->ctx();
@@ -248,6 +268,7 @@ void add_calibrated_gpus(Machine& machine, const GpuInputs& in) {
   gpu.copy_launch_s = in.launch_s;  // copies go through the same completion-to-launch path
   gpu.dependent_op_min_s = in.dependent_op_min_s;
   gpu.queued_op_min_s = in.queued_op_min_s;
+  gpu.sgemm_rates = in.sgemm_rates;
   gpu.copy_engines = 2;
   // One link rate for both directions (the model's links are symmetric): their mean.
   LinkModel pcie;
@@ -287,6 +308,7 @@ GpuInputs calibrated_gpu_inputs(const Machine& profile) {
   if (gpus.empty()) return in;
   const GpuModel& g = profile.device(gpus.front()).gpu;
   in.gemm_flops_per_s = g.fp32_flops_per_s * g.efficiency;
+  in.sgemm_rates = g.sgemm_rates;
   in.memory_bytes_per_s = g.memory_bytes_per_s * g.efficiency;
   in.memory_bytes = g.memory_bytes;
   in.launch_s = g.launch_s;

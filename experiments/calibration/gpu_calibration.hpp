@@ -4,7 +4,10 @@
 // with the CUDA events the executor records (Scheduler::start_ns/end_ns), not the host clock.
 //
 // Measured (names start with "gpu", the group CalibrationOptions::only selects):
-// - "gpu gemm N": cuBLAS SGEMM of N x N, flop/s;
+// - "gpu dependent gemm N": s per cuBLAS SGEMM of N x N x N in a chain of them run as a
+//   workload's ops (256 to 4096, 8192 in a full calibration): the profile's SGEMM rate by size
+//   is 2 N^3 over this less the launch latency (small GEMMs do not fill the GPU; cuBLAS's host
+//   work per call counts as the op's);
 // - "gpu elementwise": add over 64 M floats, bytes touched (3 arrays) per second;
 // - "gpu launch gap": in a chain of dependent SGEMMs of 4096 (2048 quick), from one's end to
 //   the next one's start (completion to scheduler, launch, enqueue), s; reported;
@@ -24,6 +27,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hw_models/machine.hpp"
@@ -33,6 +37,15 @@ namespace opsim::calibration {
 /// Bytes of the chained passes "gpu dependent 32 MB passes" times: long enough for their work
 /// to outlast the host's per-op path, short enough for the launch latency to show.
 inline constexpr double kGpuLaunchPassBytes = 32e6;
+
+/// The name of the chained SGEMMs of side `n` measured: the prefix, then n.
+inline constexpr std::string_view kGpuDependentGemmPrefix = "gpu dependent gemm ";
+std::string gpu_dependent_gemm_name(std::size_t n);
+
+/// SGEMM's rate at side `n` from a chain's period: 2 n^3 flops over the period less the
+/// launch latency, which the model adds to a dependent op itself (the work taken as half the
+/// period at least, should a noisy launch latency reach the period).
+GemmRate sgemm_rate_from_chain(std::size_t n, double period_s, double launch_s);
 
 /// One parameter to measure: each call of `sample` returns one sample in `unit`.
 struct CalibrationItem {
@@ -46,13 +59,14 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
 
 /// What the profile's GPUs are built from (all alike: GPU 0 is measured).
 struct GpuInputs {
-  int count = 0;                  ///< GPUs of the profile; 0: none
-  double gemm_flops_per_s = 0;    ///< the best SGEMM rate over the sizes
-  double memory_bytes_per_s = 0;  ///< elementwise, bytes touched per second
-  double memory_bytes = 0;        ///< device memory
-  double launch_s = 0;            ///< a dependent op's launch latency (before its work)
-  double dependent_op_min_s = 0;  ///< the shortest a dependent op takes; 0: not measured
-  double queued_op_min_s = 0;     ///< the host's enqueue pace per op; 0: not measured
+  int count = 0;                      ///< GPUs of the profile; 0: none
+  double gemm_flops_per_s = 0;        ///< the best SGEMM rate over the sizes
+  std::vector<GemmRate> sgemm_rates;  ///< each size's SGEMM rate, at increasing n
+  double memory_bytes_per_s = 0;      ///< elementwise, bytes touched per second
+  double memory_bytes = 0;            ///< device memory
+  double launch_s = 0;                ///< a dependent op's launch latency (before its work)
+  double dependent_op_min_s = 0;      ///< the shortest a dependent op takes; 0: not measured
+  double queued_op_min_s = 0;         ///< the host's enqueue pace per op; 0: not measured
   double host_to_device_bytes_per_s = 0;
   double device_to_host_bytes_per_s = 0;
   double copy_latency_s = 0;

@@ -64,6 +64,11 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
   add("host dispatch per op", "s", a.dispatch_s, b.dispatch_s);
   if (a.gpus.count > 0 && b.gpus.count > 0) {
     add("gpu gemm", "flop/s", a.gpus.gemm_flops_per_s, b.gpus.gemm_flops_per_s);
+    for (const GemmRate& ra : a.gpus.sgemm_rates)
+      for (const GemmRate& rb : b.gpus.sgemm_rates)
+        if (ra.n == rb.n)
+          add("gpu gemm " + std::to_string(static_cast<long>(ra.n)), "flop/s", ra.flops_per_s,
+              rb.flops_per_s);
     add("gpu elementwise", "bytes/s", a.gpus.memory_bytes_per_s, b.gpus.memory_bytes_per_s);
     add("gpu launch latency", "s", a.gpus.launch_s, b.gpus.launch_s);
     add("gpu dependent op floor", "s", a.gpus.dependent_op_min_s, b.gpus.dependent_op_min_s);

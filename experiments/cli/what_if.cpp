@@ -35,7 +35,13 @@ Fields listed_fields() {
          {parse_bytes_per_s, nullptr, [](LinkModel& l, double v) { l.duplex_bytes_per_s = v; }}}}},
       {"gpu",
        {{"flops",
-         {parse_flops_per_s, [](Device& d, double v) { d.gpu.fp32_flops_per_s = v; }, nullptr}},
+         {parse_flops_per_s,
+          [](Device& d, double v) {
+            // A calibrated profile's rates by GEMM size keep their shape under the new peak.
+            for (GemmRate& r : d.gpu.sgemm_rates) r.flops_per_s *= v / d.gpu.fp32_flops_per_s;
+            d.gpu.fp32_flops_per_s = v;
+          },
+          nullptr}},
         {"fp16_flops",
          {parse_flops_per_s, [](Device& d, double v) { d.gpu.fp16_flops_per_s = v; }, nullptr}},
         {"memory_bandwidth",

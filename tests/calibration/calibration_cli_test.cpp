@@ -100,6 +100,31 @@ TEST(CalibrationCli, WhatIfSetsEachCoresSpeed) {
   EXPECT_NEAR(pass_s(" --set cpu0.core_copy_speeds=0.5,0.5") / mean_core_s, 1.0, 0.02);  // copies
 }
 
+TEST(CalibrationCli, WhatIfGpuFlopsScalesTheRatesBySize) {
+  // A GEMM of 512 runs at its size's rate (10 of the 40 TFLOP/s peak); doubling the GPU's
+  // flops doubles every size's rate.
+  const fs::path profile = scratch_dir() / "sgemm_rates.yaml";
+  std::ofstream(profile) << R"(name: sgemm-rates
+devices:
+  - {name: cpu0, kind: cpu}
+  - {name: gpu0, kind: gpu, fp32_peak: 40TFLOPS, efficiency: 1, launch_latency: 0,
+     sgemm_rates: [{n: 512, rate: 10TFLOPS}, {n: 2048, rate: 40TFLOPS}]}
+links:
+  - {between: [gpu0, cpu0], type: pcie}
+)";
+  const fs::path workload = scratch_dir() / "gemm512.json";
+  std::ofstream(workload) << R"({"name": "gemm512", "ops": [{"name": "mm", "kind": "compute",
+      "device": "gpu0", "gemm": {"m": 512, "n": 512, "k": 512}}]})";
+  auto gemm_s = [&](const std::string& sets) {
+    const auto r = opsim("sim " + workload.string() + " --topology " + profile.string() + sets +
+                         " --format json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out).at("makespan_s").get<double>();
+  };
+  EXPECT_NEAR(gemm_s(""), 2.0 * 512 * 512 * 512 / 10e12, 1e-7);
+  EXPECT_NEAR(gemm_s(" --set gpu0.flops=80TFLOPS"), 2.0 * 512 * 512 * 512 / 20e12, 1e-7);
+}
+
 TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   const std::string out = (scratch_dir() / "profile.yaml").string();
   const std::string previous = fixed_profile();

@@ -154,6 +154,7 @@ GpuInputs sample_gpus(int count, double peer_bytes_per_s) {
   GpuInputs g;
   g.count = count;
   g.gemm_flops_per_s = 40e12;
+  g.sgemm_rates = {{512, 10e12}, {1024, 30e12}, {2048, 40e12}};
   g.memory_bytes_per_s = 2e12;
   g.memory_bytes = 80e9;
   g.launch_s = 8e-6;
@@ -220,6 +221,40 @@ TEST(Profile, SimulatorRunsGpuOpsAtTheCalibratedRates) {
   // 128 GFLOP at 40 TFLOP/s after an 8 us launch; 250 MB at the links' 25 GB/s after the
   // GPU link's 10 us latency.
   EXPECT_NEAR(r.makespan_s, 8e-6 + 128e9 / 40e12 + 10e-6 + 250e6 / 25e9, 2e-5);
+}
+
+TEST(Profile, SgemmRateComesFromAChainLessTheLaunch) {
+  // An H100 host's chain of SGEMMs of 1024: 74.7 us per op, 8.7 of it the launch latency.
+  const GemmRate r = sgemm_rate_from_chain(1024, 74.7e-6, 8.7e-6);
+  EXPECT_EQ(r.n, 1024);
+  EXPECT_NEAR(r.flops_per_s, 2.0 * 1024 * 1024 * 1024 / 66e-6, 1e9);
+  // A launch latency measured at the period or beyond leaves half the period as work.
+  EXPECT_NEAR(sgemm_rate_from_chain(256, 20e-6, 25e-6).flops_per_s, 2.0 * 256 * 256 * 256 / 10e-6,
+              1e6);
+  EXPECT_EQ(gpu_dependent_gemm_name(512), "gpu dependent gemm 512");
+}
+
+TEST(Profile, SimulatorRunsEachSgemmAtItsSizesRate) {
+  // Dependent GEMMs (each waits for the one before: its launch is not hidden): a GEMM of 512
+  // at the 512 rate, 10 TFLOP/s, not the best rate over sizes; one of 1448 (about the flops of
+  // 1024 x 1024 x 2896) between the 1024 and 2048 rates.
+  ProfileInputs in = sample_inputs();
+  in.gpus = sample_gpus(1, 0);
+  in.gpus.dependent_op_min_s = 0;
+  const Machine m = build_profile(in, "calibrated-test");
+  auto gemm_s = [&](int n) {
+    const std::string size = std::to_string(n);
+    const WorkloadFile w = parse_workload_json(
+        R"({"name": "mm", "ops": [{"name": "mm", "kind": "compute", "device": "gpu0", "gemm": {"m": )" +
+            size + R"(, "n": )" + size + R"(, "k": )" + size + "}}]}",
+        "mm.json");
+    return simulate_isolated(m, build_workload_graph(w, m)).makespan_s - 8e-6;  // less launch
+  };
+  const double flops_512 = 2.0 * 512 * 512 * 512;
+  EXPECT_NEAR(gemm_s(512), flops_512 / 10e12, 1e-7);
+  EXPECT_NEAR(gemm_s(4096), 2.0 * 4096 * 4096 * 4096 / 40e12, 1e-6);  // beyond: the last rate
+  const double rate_1448 = 2.0 * 1448 * 1448 * 1448 / gemm_s(1448);
+  EXPECT_NEAR(rate_1448, 35e12, 0.1e12);  // halfway in log n between 30 and 40
 }
 
 TEST(Profile, EveryValidationSuiteWorkloadSimulatesOnAMatchingProfile) {
@@ -418,6 +453,14 @@ TEST(Profile, TwoCalibrationsAreComparedParameterByParameter) {
     EXPECT_FALSE(c.differs()) << c.name;
   }
   EXPECT_THROW(profile_changes(previous, resolve_topology("dgx1-v100")), std::invalid_argument);
+  // GPUs: SGEMM's rate size by size.
+  in.gpus = sample_gpus(1, 0);
+  const Machine with_gpu = build_profile(in, "calibrated-test");
+  in.gpus.sgemm_rates[0].flops_per_s *= 0.8;
+  differ.clear();
+  for (const ParameterChange& c : profile_changes(with_gpu, build_profile(in, "calibrated-test")))
+    if (c.differs()) differ.push_back(c.name);
+  EXPECT_EQ(differ, (std::vector<std::string>{"gpu gemm 512"}));
 }
 
 TEST(Profile, WorkloadsNameTheCalibrationGroupsTheyUse) {
@@ -506,7 +549,14 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   const bool gpu_measured = r.gpu_note.rfind("measured gpu0", 0) == 0;
   EXPECT_EQ(gpu_measured, !r.machine.gpus().empty()) << r.gpu_note;
   if (gpu_measured) {
-    EXPECT_GT(r.get("gpu gemm 1024").value, 1e11);
+    EXPECT_GT(r.get("gpu dependent gemm 1024").value, 1e-6);
+    EXPECT_LT(r.get("gpu dependent gemm 1024").value, 1e-2);
+    const GpuModel& g = r.machine.device(r.machine.gpus().front()).gpu;
+    ASSERT_EQ(g.sgemm_rates.size(), 5u);  // 256 to 4096
+    EXPECT_EQ(g.sgemm_rates.front().n, 256);
+    double best = 0;
+    for (const GemmRate& rate : g.sgemm_rates) best = std::max(best, rate.flops_per_s);
+    EXPECT_EQ(g.fp32_flops_per_s * g.efficiency, best);
     EXPECT_GT(r.get("gpu host to device").value, 1e9);
   } else {
     EXPECT_NE(r.gpu_note.find("no usable GPU"), std::string::npos) << r.gpu_note;

@@ -137,5 +137,20 @@ TEST(HardwareModels, MemoryPassRateByWorkingSet) {
   EXPECT_NEAR(cpu.memory_pass_bytes_per_s(32e6), 17.5e9, 1e3);
   EXPECT_DOUBLE_EQ(cpu.memory_pass_bytes_per_s(1e9), 15e9);  // beyond the largest
 }
+TEST(HardwareModels, SgemmPeakBySize) {
+  GpuModel gpu;
+  gpu.fp32_flops_per_s = 50e12;
+  EXPECT_EQ(gpu.sgemm_peak_flops_per_s(2e9), 50e12);  // no rates: the fp32 peak at every size
+  gpu.sgemm_rates = {{512, 10e12}, {1024, 30e12}, {4096, 50e12}};
+  auto cube = [](double n) { return 2 * n * n * n; };
+  EXPECT_DOUBLE_EQ(gpu.sgemm_peak_flops_per_s(cube(256)), 10e12);  // below the smallest
+  EXPECT_NEAR(gpu.sgemm_peak_flops_per_s(cube(512)), 10e12, 1e3);
+  EXPECT_NEAR(gpu.sgemm_peak_flops_per_s(cube(1024)), 30e12, 1e3);
+  EXPECT_NEAR(gpu.sgemm_peak_flops_per_s(cube(2048)), 40e12, 1e3);  // halfway in log n
+  EXPECT_DOUBLE_EQ(gpu.sgemm_peak_flops_per_s(cube(8192)), 50e12);  // beyond the largest
+  // A non-square GEMM at the rate of the square one of as many flops: 2048 x 2048 x 256 has
+  // the flops of a 1024 cube.
+  EXPECT_NEAR(gpu.sgemm_peak_flops_per_s(2.0 * 2048 * 2048 * 256), 30e12, 1e3);
+}
 }  // namespace
 }  // namespace opsim

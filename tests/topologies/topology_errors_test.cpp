@@ -80,6 +80,20 @@ TEST(TopologyErrors, WrongType) {
                6, "key 'duplex_bandwidth' applies only to full-duplex links");
 }
 
+TEST(TopologyErrors, SgemmRates) {
+  expect_error(machine("{name: gpu0, kind: gpu, sgemm_rates: 35TFLOPS}"), 3,
+               "'sgemm_rates' must be a list");
+  expect_error(machine("{name: gpu0, kind: gpu, sgemm_rates: [{n: 1024}]}"), 3, "rate");
+  expect_error(machine("{name: gpu0, kind: gpu, sgemm_rates: [{n: 2048, rate: 49TFLOPS}, "
+                       "{n: 1024, rate: 35TFLOPS}]}"),
+               3, "increasing n values");
+  expect_error(machine("{name: gpu0, kind: gpu, sgemm_rates: [{n: 0, rate: 35TFLOPS}]}"), 3, "n");
+  expect_error(machine("{name: gpu0, kind: gpu, sgemm_rates: [{n: 1024, rate: -1TFLOPS}]}"), 3,
+               "rate");
+  expect_error(machine("{name: gpu0, kind: gpu, sgemm_rates: [{n: 1024, rate: 35TFLOPS, m: 2}]}"),
+               3, "unknown key 'm'");
+}
+
 TEST(TopologyErrors, MemoryPassRates) {
   expect_error(machine("{name: cpu0, kind: cpu, memory_pass_rates: 8MB}"), 3,
                "'memory_pass_rates' must be a list");

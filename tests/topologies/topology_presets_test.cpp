@@ -354,6 +354,28 @@ TEST(TopologyYaml, SavedFileResolvesToTheSameMachine) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(TopologyYaml, SgemmRatesRoundTrip) {
+  const Machine m = parse_topology_yaml(R"(
+name: measured-gpu
+devices:
+  - {name: cpu0, kind: cpu}
+  - {name: gpu0, kind: gpu, fp32_peak: 49TFLOPS, efficiency: 1,
+     sgemm_rates: [{n: 512, rate: 10TFLOPS}, {n: 1024, rate: 34.8TFLOPS}, {n: 2048, rate: 49TFLOPS}]}
+links:
+  - {between: [gpu0, cpu0], type: pcie}
+)",
+                                        "g.yaml");
+  const GpuModel& gpu = m.device(id(m, "gpu0")).gpu;
+  ASSERT_EQ(gpu.sgemm_rates.size(), 3u);
+  EXPECT_EQ(gpu.sgemm_rates[0].n, 512);
+  EXPECT_DOUBLE_EQ(gpu.sgemm_rates[1].flops_per_s, 34.8e12);
+  const Machine again = parse_topology_yaml(dump_topology_yaml(m), "again.yaml");
+  EXPECT_EQ(machine_difference(m, again), "");
+  Machine changed = again;
+  changed.mutable_device(id(changed, "gpu0")).gpu.sgemm_rates[1].flops_per_s = 35e12;
+  EXPECT_NE(machine_difference(m, changed).find("sgemm rates"), std::string::npos);
+}
+
 TEST(TopologyYaml, MemoryPassRatesRoundTrip) {
   const Machine m = parse_topology_yaml(R"(
 name: measured
