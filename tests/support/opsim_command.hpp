@@ -4,12 +4,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <vector>
 
 namespace opsim::test {
 
@@ -26,11 +29,26 @@ inline std::string slurp(const std::filesystem::path& path) {
   return buffer.str();
 }
 
+/// The scratch directories this test process made, removed with what is in them when it
+/// exits (ctest runs every test in a process of its own: one directory each).
+struct ScratchDirs {
+  std::vector<std::filesystem::path> dirs;
+  ~ScratchDirs() {
+    for (const auto& dir : dirs) {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  }
+};
+
 /// A scratch directory of this test process: "<tmp>/<prefix>_<pid>".
 inline std::filesystem::path scratch_dir(std::string_view prefix) {
+  static ScratchDirs made;
   const auto dir = std::filesystem::temp_directory_path() /
                    (std::string(prefix) + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
+  if (std::find(made.dirs.begin(), made.dirs.end(), dir) == made.dirs.end())
+    made.dirs.push_back(dir);
   return dir;
 }
 
