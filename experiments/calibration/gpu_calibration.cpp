@@ -40,18 +40,22 @@ class GpuProbe {
   }
 
   // Runs `issue` (which returns the arrays it wrote) until `min_s` of device time; returns
-  // `work_per_op` x ops / device seconds. The first round warms up and is not counted.
+  // the median over the rounds of `work_per_op` x ops / device seconds, so that rounds the
+  // host slowed do not pull it down (an H100 host's copies both ways: samples of 33 and 47
+  // GB/s where the workload's copies got 50). The first round warms up and is not counted.
   template <typename Issue>
   double device_rate(double work_per_op, double min_s, Issue issue) {
     device_seconds(issue());
     double seconds = 0;
-    std::size_t ops = 0;
+    std::vector<double> rates;
     do {
       const std::vector<Array> results = issue();
-      seconds += device_seconds(results);
-      ops += results.size();
+      const double round_s = device_seconds(results);
+      seconds += round_s;
+      rates.push_back(work_per_op * static_cast<double>(results.size()) / round_s);
     } while (seconds < min_s);
-    return work_per_op * static_cast<double>(ops) / seconds;
+    std::nth_element(rates.begin(), rates.begin() + rates.size() / 2, rates.end());
+    return rates[rates.size() / 2];
   }
 
  private:
