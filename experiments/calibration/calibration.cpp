@@ -7,6 +7,7 @@
 #include <barrier>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <set>
@@ -993,6 +994,17 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
             sgemm_rate_from_chain(std::stoul(m.name.substr(prefix.size())), m.value, g.launch_s));
         g.gemm_flops_per_s = std::max(g.gemm_flops_per_s, g.sgemm_rates.back().flops_per_s);
       }
+    // The rates the profile takes from the chains, which the table shows as seconds per op.
+    std::string sizes, rates;
+    for (const GemmRate& r : g.sgemm_rates) {
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%.1f", r.flops_per_s / 1e12);
+      sizes += (sizes.empty() ? "" : "/") + std::to_string(static_cast<long>(r.n));
+      rates += (rates.empty() ? "" : " / ") + std::string(rate);
+    }
+    report.gpu_note += "; SGEMM " + rates + " TFLOP/s at " + sizes + " (after the " +
+                       std::to_string(static_cast<int>(std::lround(g.launch_s * 1e6))) +
+                       " us launch latency)";
     g.dependent_op_min_s = report.get("gpu dependent small kernels").value;
     g.queued_op_min_s = report.get("gpu queued small kernels").value;
     if (measured("gpu copies both directions"))

@@ -557,6 +557,8 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
     double best = 0;
     for (const GemmRate& rate : g.sgemm_rates) best = std::max(best, rate.flops_per_s);
     EXPECT_EQ(g.fp32_flops_per_s * g.efficiency, best);
+    EXPECT_NE(r.gpu_note.find(" TFLOP/s at 256/512/1024/2048/4096 (after the "), std::string::npos)
+        << r.gpu_note;
     EXPECT_GT(r.get("gpu host to device").value, 1e9);
   } else {
     EXPECT_NE(r.gpu_note.find("no usable GPU"), std::string::npos) << r.gpu_note;
