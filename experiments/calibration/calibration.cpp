@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -201,6 +203,24 @@ double gemm_speed_beside_busy_wait(std::size_t n, double min_s) {
   return beside / (0.5 * (before + after));
 }
 
+// The arrays a memory measurement runs on, one pair per measuring thread (`index`) and size,
+// kept for the process: allocated once, not per pass. Why: a VM whose balloon reports freed
+// pages to its host (virtio-balloon free page reporting, session 18's) gives memory mapped
+// afresh back at ~27 us per 4 KiB page on first touch (0.1 GB/s): allocated per
+// measurement, 2 x 128 MiB took a second or more in the kernel each time, and the host's
+// reclaiming of what a pass had freed ran on into the real runs after it. Why one pair per
+// size, not the largest pair reused: the executor's pair is its op's size, and the
+// destination's distance from the source matters (an 8 MiB pass in a pair sized for 128 MiB
+// ran at 17-18 GB/s where the executor's layout gave 21-25).
+OperandPair& kept_operands(std::size_t index, std::size_t floats) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::size_t, std::size_t>, OperandPair> pairs;  // stable nodes
+  std::lock_guard lock(mutex);
+  OperandPair& pair = pairs[{index, floats}];
+  pair.reserve(floats);
+  return pair;
+}
+
 // Aggregate bytes copied per second by `streams` threads, each copying its own buffers (laid
 // out as the executor's copy streams' are: OperandPair). One stream copies on the calling
 // thread (rate_over_cores pins it); more run as the executor's copy streams do: persistent
@@ -213,9 +233,11 @@ double memcpy_rate(std::size_t bytes, int streams, double min_s, double warm_s =
         static_cast<double>(bytes), seconds,
         [&] { std::memcpy(o.destination(), o.source(), bytes); }, warm_s);
   };
-  std::vector<OperandPair> operands(static_cast<std::size_t>(streams));
-  for (OperandPair& o : operands) o.reserve((bytes + sizeof(float) - 1) / sizeof(float));
-  if (streams == 1) return copy_until(operands[0], min_s);
+  std::vector<OperandPair*> operands;
+  for (int s = 0; s < streams; ++s)
+    operands.push_back(
+        &kept_operands(static_cast<std::size_t>(s), (bytes + sizeof(float) - 1) / sizeof(float)));
+  if (streams == 1) return copy_until(*operands[0], min_s);
   const std::vector<int> cores = allowed_cpus();
   std::barrier<> start(streams);
   std::vector<double> per_stream(operands.size(), 0.0);
@@ -227,7 +249,7 @@ double memcpy_rate(std::size_t bytes, int streams, double min_s, double warm_s =
         if (count > 1) run_on({cores[static_cast<std::size_t>(count - 1 - s % count)]});
         start.arrive_and_wait();
         per_stream[static_cast<std::size_t>(s)] =
-            copy_until(operands[static_cast<std::size_t>(s)], min_s);
+            copy_until(*operands[static_cast<std::size_t>(s)], min_s);
       });
   }
   return std::accumulate(per_stream.begin(), per_stream.end(), 0.0);
@@ -237,8 +259,7 @@ double memcpy_rate(std::size_t bytes, int streams, double min_s, double warm_s =
 // layout): add over n floats reads n and writes n (8n bytes).
 double elementwise_rate(std::size_t bytes, double min_s, double warm_s = 0) {
   const std::size_t n = bytes / 8;
-  OperandPair operands;
-  operands.reserve(n);
+  OperandPair& operands = kept_operands(0, n);
   return rate(
       8.0 * n, min_s,
       [&] { cpu::add(operands.source(), operands.source(), operands.destination(), n); }, warm_s);
@@ -248,14 +269,16 @@ double elementwise_rate(std::size_t bytes, double min_s, double warm_s = 0) {
 double chase_latency(std::size_t bytes, double min_s) {
   constexpr std::size_t kLine = 64 / sizeof(std::size_t);
   const std::size_t lines = bytes / 64;
-  std::vector<std::size_t> order(lines);
+  // Kept between passes, as kept_operands() is.
+  static std::vector<std::size_t> order, next;
+  order.resize(lines);
   std::iota(order.begin(), order.end(), 0);
   std::uint64_t rng = 88172645463325252ull;
   for (std::size_t i = lines - 1; i > 0; --i) {
     rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
     std::swap(order[i], order[rng % (i + 1)]);
   }
-  std::vector<std::size_t> next(lines * kLine, 0);
+  next.assign(lines * kLine, 0);
   for (std::size_t i = 0; i < lines; ++i) next[order[i] * kLine] = order[(i + 1) % lines] * kLine;
   std::size_t at = 0;
   const std::size_t steps = lines;
