@@ -20,4 +20,9 @@ double CpuModel::copy_stream_bytes_per_s_for(double bytes) const {
   return rate_at_size(copy_stream_rates, bytes);
 }
 
+double CpuModel::copy_dram_use_per_byte(double bytes) const {
+  if (copies_together_rates.empty()) return 1.0;
+  return copies_together_rates.back().bytes_per_s / rate_at_size(copies_together_rates, bytes);
+}
+
 }  // namespace opsim

@@ -67,6 +67,12 @@ struct CpuModel {
   /// monotonic, since glibc's memcpy switches to non-temporal stores above a size (99 MiB on
   /// a host with 260 MiB of L3: 7.3 GB/s at 96 MiB, 11.7 at 128). Empty: copy_stream_bytes_per_s.
   std::vector<MemoryPassRate> copy_stream_rates;
+  /// Every copy stream's memcpy at once, their bytes copied per second together, by bytes
+  /// each copies, increasing sizes (`opsim calibrate`: two memcpy threads side by side). The
+  /// DRAM's bandwidth holds for the largest size; copies of another size take it as their
+  /// size's aggregate allows (on one VM two 96 MiB copies together ran 1.07x as fast as two
+  /// of 128 MiB). Empty: copies of every size take the DRAM alike.
+  std::vector<MemoryPassRate> copies_together_rates;
   DramModel dram;
   /// Measured memory-bound rates by working set, increasing sizes (`opsim calibrate`).
   /// Empty: every memory-bound pass runs at DRAM bandwidth x efficiency.
@@ -96,6 +102,9 @@ struct CpuModel {
   double memory_pass_bytes_per_s(double bytes) const;
   /// Most bytes per second one memcpy thread copies when it copies `bytes`; 0: no limit.
   double copy_stream_bytes_per_s_for(double bytes) const;
+  /// The DRAM bandwidth a copy of `bytes` takes per byte copied, relative to one of the
+  /// largest size in copies_together_rates (that size's aggregate / this size's; 1 when empty).
+  double copy_dram_use_per_byte(double bytes) const;
 };
 
 /// The four disk speeds beside compute by their topology key (YAML, what-if `--set`).

@@ -959,6 +959,12 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
           m.copy_lanes_busy[op.device] |= 1u << lane;
           s.copy_lane = lane;
           s.copy_on = op.device;
+          // Copies of a size that runs faster together share the membus faster: the copy
+          // moves its bytes scaled by its size's DRAM use, and its lane by as much, so that
+          // alone it still keeps its own rate.
+          const double dram_use = src.cpu.copy_dram_use_per_byte(op.bytes);
+          s.bytes *= dram_use;
+          s.flow_cap_bytes_per_s *= dram_use;
           if (s.flow_cap_bytes_per_s > 0) lanes[lane]->set_bandwidth(s.flow_cap_bytes_per_s);
           route =
               m.find_route(op.device, op.peer, static_cast<std::uint8_t>(kCopyLaneRoute + lane));

@@ -58,6 +58,7 @@ constexpr std::string_view kCpuKeysData[] = {"name",
                                              "copy_streams",
                                              "copy_stream_bandwidth",
                                              "copy_stream_rates",
+                                             "copies_together_rates",
                                              "core_pass_speeds",
                                              "core_copy_speeds",
                                              "core_gemm_speeds",
@@ -409,6 +410,7 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
   };
   size_rates("memory_pass_rates", "working_set", kPassRateKeys, cpu.memory_pass_rates);
   size_rates("copy_stream_rates", "bytes", kCopyRateKeys, cpu.copy_stream_rates);
+  size_rates("copies_together_rates", "bytes", kCopyRateKeys, cpu.copies_together_rates);
   // A factor per core, in core order: [1.1, 0.9].
   auto core_speeds = [&](const char* key, std::vector<double>& speeds) {
     optional(node, key, [&](const YAML::Node& list) {
@@ -912,6 +914,7 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       };
       size_rates("memory_pass_rates", "working_set", c.memory_pass_rates);
       size_rates("copy_stream_rates", "bytes", c.copy_stream_rates);
+      size_rates("copies_together_rates", "bytes", c.copies_together_rates);
       auto core_speeds = [&](const char* key, const std::vector<double>& speeds) {
         if (speeds.empty()) return;
         out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
@@ -1126,6 +1129,8 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
       };
       differ(!same_rates(p.memory_pass_rates, q.memory_pass_rates), at + "memory pass rates");
       differ(!same_rates(p.copy_stream_rates, q.copy_stream_rates), at + "copy stream rates");
+      differ(!same_rates(p.copies_together_rates, q.copies_together_rates),
+             at + "copies together rates");
       differ(p.core_pass_speeds != q.core_pass_speeds || p.core_copy_speeds != q.core_copy_speeds ||
                  p.core_gemm_speeds != q.core_gemm_speeds,
              at + "per-core speeds");

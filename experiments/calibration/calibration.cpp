@@ -346,6 +346,7 @@ ProfileInputs profile_inputs(const Machine& profile) {
   in.elementwise_bytes_per_s = cpu.efficiency * cpu.dram.bytes_per_s();
   in.memory_pass_rates = cpu.memory_pass_rates;
   in.copy_stream_rates = cpu.copy_stream_rates;
+  in.copies_together_rates = cpu.copies_together_rates;
   in.memcpy_two_streams_bytes_per_s = cpu.dram.bytes_per_s() / 2;
   in.memcpy_bytes_per_s = cpu.copy_stream_bytes_per_s > 0 ? cpu.copy_stream_bytes_per_s
                                                           : in.memcpy_two_streams_bytes_per_s;
@@ -459,6 +460,7 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
                        : 1.0;
   cpu.memory_pass_rates = in.memory_pass_rates;
   cpu.copy_stream_rates = in.copy_stream_rates;
+  cpu.copies_together_rates = in.copies_together_rates;
   // One factor per core at most (a profile from a host with more cores keeps its first ones).
   for (auto [from, to] : {std::pair{&in.core_pass_speeds, &cpu.core_pass_speeds},
                           std::pair{&in.core_copy_speeds, &cpu.core_copy_speeds},
@@ -643,7 +645,7 @@ Calibrator::State::State(const CalibrationOptions& o)
                      });
                    }});
   items.push_back(
-      {"memcpy 2 streams", "bytes/s", [=] { return memcpy_rate(memcpy_bytes, 2, min_s); }});
+      {"memcpy 2 streams", "bytes/s", [=] { return memcpy_rate(memcpy_bytes, 2, min_s, min_s); }});
   items.push_back({"elementwise 1 thread", "bytes/s", [this, memcpy_bytes, min_s] {
                      return over_cores(pass_core_ratios, min_s, [&](double s, double warm_s) {
                        return elementwise_rate(memcpy_bytes, s, warm_s);
@@ -669,6 +671,12 @@ Calibrator::State::State(const CalibrationOptions& o)
                          return memcpy_rate(bytes, 1, s, warm_s);
                        });
                      }});
+  // And two streams at once at each size: what copies of a size get together is not the
+  // largest size's aggregate scaled (two of 96 MiB ran 1.02-1.15x two of 128 MiB on one VM,
+  // while one of 96 MiB ran 1.10x one of 128), and the DRAM is shared at the copies' own.
+  for (std::size_t bytes : copy_sizes)
+    items.push_back({memcpy_measurement_name(bytes, 2), "bytes/s",
+                     [bytes, min_s] { return memcpy_rate(bytes, 2, min_s, min_s); }});
   // Each core's speed, from the rates above measured there (no measuring of its own): the
   // executor pins streams to cores, and on a VM one vCPU copies at 0.7 x the other's.
   if (hw > 1)
@@ -949,6 +957,14 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
       in.copy_stream_rates.push_back(
           {static_cast<double>(bytes), report.get(memcpy_measurement_name(bytes)).value});
     in.copy_stream_rates.push_back({static_cast<double>(plan.memcpy_bytes), in.memcpy_bytes_per_s});
+    in.copies_together_rates.clear();
+    if (measured("memcpy 2 streams")) {
+      for (std::size_t bytes : copy_sizes)
+        in.copies_together_rates.push_back(
+            {static_cast<double>(bytes), report.get(memcpy_measurement_name(bytes, 2)).value});
+      in.copies_together_rates.push_back(
+          {static_cast<double>(plan.memcpy_bytes), in.memcpy_two_streams_bytes_per_s});
+    }
   }
   const auto core_speeds = [&](const std::string& group, std::vector<double>& speeds) {
     if (!measured(core_speed_name(group, 0))) return;

@@ -121,6 +121,10 @@ struct ProfileInputs {
   double memcpy_two_streams_bytes_per_s = 0;  ///< the same, two streams together (0: unknown)
   /// One stream's memcpy rate by bytes copied, increasing; the largest is memcpy_bytes_per_s's.
   std::vector<MemoryPassRate> copy_stream_rates;
+  /// Two streams copying at once, their rate together, by bytes each copies, increasing; the
+  /// largest is memcpy_two_streams_bytes_per_s's (CpuModel::copies_together_rates; empty: not
+  /// measured).
+  std::vector<MemoryPassRate> copies_together_rates;
   double first_access_s = 0;
   double disk_read_bytes_per_s = 0;
   double disk_write_bytes_per_s = 0;

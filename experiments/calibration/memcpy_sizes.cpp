@@ -73,11 +73,13 @@ std::vector<std::size_t> memcpy_calibration_sizes(std::size_t largest_bytes,
   return sizes;
 }
 
-std::string memcpy_measurement_name(std::size_t bytes) {
-  if (bytes % kMiB == 0) return "memcpy " + std::to_string(bytes / kMiB) + " MiB";
+std::string memcpy_measurement_name(std::size_t bytes, int streams) {
+  const std::string prefix =
+      streams > 1 ? "memcpy " + std::to_string(streams) + " streams " : std::string("memcpy ");
+  if (bytes % kMiB == 0) return prefix + std::to_string(bytes / kMiB) + " MiB";
   char text[48];
-  std::snprintf(text, sizeof text, "memcpy %.2f MiB", static_cast<double>(bytes) / kMiB);
-  return text;
+  std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / kMiB);
+  return prefix + text;
 }
 
 }  // namespace opsim::calibration

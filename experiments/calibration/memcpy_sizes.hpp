@@ -38,7 +38,8 @@ std::optional<std::uint64_t> memcpy_non_temporal_threshold_bytes();
 std::vector<std::size_t> memcpy_calibration_sizes(std::size_t largest_bytes,
                                                   std::optional<std::uint64_t> threshold_bytes);
 
-/// "memcpy 96 MiB", or with two decimals where the size is not whole MiB ("memcpy 126.94 MiB").
-std::string memcpy_measurement_name(std::size_t bytes);
+/// "memcpy 96 MiB", or with two decimals where the size is not whole MiB ("memcpy 126.94 MiB");
+/// for several streams copying at once "memcpy 2 streams 96 MiB".
+std::string memcpy_measurement_name(std::size_t bytes, int streams = 1);
 
 }  // namespace opsim::calibration

@@ -1,6 +1,7 @@
 #include "experiments/calibration/profile_changes.hpp"
 
 #include "experiments/calibration/calibration.hpp"
+#include "experiments/calibration/memcpy_sizes.hpp"
 
 namespace opsim::calibration {
 
@@ -29,6 +30,15 @@ std::vector<ParameterChange> profile_changes(const Machine& previous, const Mach
   add("memcpy 1 stream", "bytes/s", a.memcpy_bytes_per_s, b.memcpy_bytes_per_s);
   add("memcpy 2 streams", "bytes/s", a.memcpy_two_streams_bytes_per_s,
       b.memcpy_two_streams_bytes_per_s);
+  // Two streams by size where both have the size (the largest is "memcpy 2 streams").
+  for (std::size_t i = 0; i + 1 < a.copies_together_rates.size(); ++i)
+    for (std::size_t j = 0; j + 1 < b.copies_together_rates.size(); ++j)
+      if (a.copies_together_rates[i].working_set_bytes ==
+          b.copies_together_rates[j].working_set_bytes)
+        add(memcpy_measurement_name(
+                static_cast<std::size_t>(a.copies_together_rates[i].working_set_bytes), 2),
+            "bytes/s", a.copies_together_rates[i].bytes_per_s,
+            b.copies_together_rates[j].bytes_per_s);
   add("dram first access", "s", a.first_access_s, b.first_access_s);
   add("disk sequential read", "bytes/s", a.disk_read_bytes_per_s, b.disk_read_bytes_per_s);
   add("disk sequential write", "bytes/s", a.disk_write_bytes_per_s, b.disk_write_bytes_per_s);

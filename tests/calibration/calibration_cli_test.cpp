@@ -147,9 +147,10 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   // 2 GEMM sizes x 2 thread counts + one on every core + 16 (one a GEMM beside a busy wait),
   // + elementwise at 2 and 8 MiB
   // (quick: 32 MiB buffers), + memcpy at 8 MiB (and either side of glibc's non-temporal
-  // threshold where it lies below 32 MiB), + a disk read's and a write's speed beside one busy
-  // core and beside every core busy (only the latter on one core), + each core's elementwise,
-  // memcpy and GEMM speed where there are several, + the GPU's where usable.
+  // threshold where it lies below 32 MiB), one stream and two at once, + a disk read's and a
+  // write's speed beside one busy core and beside every core busy (only the latter on one core), +
+  // each core's elementwise, memcpy and GEMM speed where there are several, + the GPU's where
+  // usable.
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   std::size_t cpu_and_disk = 0;
   std::map<std::string, double> value;
@@ -168,9 +169,9 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
   }
   EXPECT_EQ(cpu_and_disk,
             23u + (hw > 1 ? 4u + 3u * hw : 2u) +
-                opsim::calibration::memcpy_calibration_sizes(
-                    32u << 20, opsim::calibration::memcpy_non_temporal_threshold_bytes())
-                    .size());
+                2 * opsim::calibration::memcpy_calibration_sizes(
+                        32u << 20, opsim::calibration::memcpy_non_temporal_threshold_bytes())
+                        .size());
   // Disk I/O takes some of the busy cores (a VM) or none, never more than all of them.
   EXPECT_GE(value.at("disk I/O cores beside busy cores"), 0.0);
   EXPECT_LE(value.at("disk I/O cores beside busy cores"), std::thread::hardware_concurrency());
@@ -195,6 +196,12 @@ TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {
       EXPECT_LT(speed, 5.0);
     }
   }
+  // Two streams' memcpy at once, by size: the quick plan's sizes up to its 32 MiB, the largest
+  // the plain two-stream rate.
+  ASSERT_EQ(cpu.copies_together_rates.size(), cpu.copy_stream_rates.size());
+  EXPECT_EQ(cpu.copies_together_rates.back().working_set_bytes, 32.0 * (1 << 20));
+  EXPECT_EQ(cpu.copies_together_rates.back().bytes_per_s, value.at("memcpy 2 streams"));
+  EXPECT_EQ(cpu.copies_together_rates.front().bytes_per_s, value.at("memcpy 2 streams 8 MiB"));
   // With one BLAS thread per stream, each one's speed while all are busy is what one GEMM
   // got with every core running one, against one GEMM alone (quick: the 512 ones).
   ASSERT_EQ(value.count("gemm 512 on every core at once"), 1u);

@@ -67,6 +67,9 @@ TEST(MemcpySizes, NamesStayDistinctForSizesThatAreNotWholeMiB) {
   EXPECT_EQ(memcpy_measurement_name(96 * kMiB), "memcpy 96 MiB");
   EXPECT_EQ(memcpy_measurement_name(127 * kMiB - kThresholdMarginBytes), "memcpy 126.94 MiB");
   EXPECT_EQ(memcpy_measurement_name(127 * kMiB + kThresholdMarginBytes), "memcpy 127.06 MiB");
+  EXPECT_EQ(memcpy_measurement_name(96 * kMiB, 2), "memcpy 2 streams 96 MiB");
+  EXPECT_EQ(memcpy_measurement_name(127 * kMiB - kThresholdMarginBytes, 2),
+            "memcpy 2 streams 126.94 MiB");
 }
 
 // What the two points buy: a copy just above the threshold takes the rate above it, where

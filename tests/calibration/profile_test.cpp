@@ -401,6 +401,49 @@ TEST(Profile, MemcpyTakesTheRateMeasuredAtItsSize) {
               2 * 128.0 * (1 << 20) / 15e9, 1e-6);
 }
 
+// Two copies at once share the DRAM at their own size's aggregate: the 128 MiB pair's 15 GB/s
+// (the DRAM's bandwidth) does not hold for a 96 MiB pair, which together copy 18.
+TEST(Profile, CopiesTogetherShareTheDramAtTheirSizesRate) {
+  constexpr double kMiB = 1 << 20;
+  ProfileInputs in = sample_inputs();
+  in.memcpy_bytes_per_s = 10e9;
+  in.memcpy_two_streams_bytes_per_s = 15e9;
+  in.copy_stream_rates = {{8 * kMiB, 20e9}, {96 * kMiB, 11e9}, {128 * kMiB, 10e9}};
+  in.copies_together_rates = {{8 * kMiB, 44e9}, {96 * kMiB, 18e9}, {128 * kMiB, 15e9}};
+  in.core_copy_speeds = {};
+  const Machine m = build_profile(in, "calibrated-test");
+  const CpuModel& cpu = m.device(*m.find_device("cpu0")).cpu;
+  EXPECT_EQ(cpu.copies_together_rates.size(), 3u);
+  EXPECT_DOUBLE_EQ(cpu.copy_dram_use_per_byte(128 * kMiB), 1.0);
+  EXPECT_DOUBLE_EQ(cpu.copy_dram_use_per_byte(96 * kMiB), 15.0 / 18);
+  EXPECT_EQ(machine_difference(m, build_profile(profile_inputs(m), "calibrated-test")), "");
+  auto pair_s = [&](const Machine& machine, const char* bytes) {
+    const std::string ops = std::string(R"({"ops": [
+        {"name": "a", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": ")") +
+                            bytes + R"(", "stream": 0},
+        {"name": "b", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": ")" +
+                            bytes + R"(", "stream": 1}]})";
+    return simulate_isolated(machine,
+                             build_workload_graph(parse_workload_json(ops, "w.json"), machine))
+        .makespan_s;
+  };
+  // Together: 2 x 96 MiB at 18 GB/s (each thread could copy 11), 2 x 128 MiB at 15.
+  EXPECT_NEAR(pair_s(m, "96MiB"), 2 * 96 * kMiB / 18e9, 1e-6);
+  EXPECT_NEAR(pair_s(m, "128MiB"), 2 * 128 * kMiB / 15e9, 1e-6);
+  // 8 MiB copies together could copy 44 GB/s: each keeps its own thread's 20.
+  EXPECT_NEAR(pair_s(m, "8MiB"), 8 * kMiB / 20e9, 1e-6);
+  // Alone a copy keeps its thread's rate at its size.
+  const OpGraph one = build_workload_graph(
+      parse_workload_json(
+          R"({"ops": [{"name": "a", "kind": "copy", "from": "cpu0", "to": "cpu0", "bytes": "96MiB"}]})",
+          "w.json"),
+      m);
+  EXPECT_NEAR(simulate_isolated(m, one).makespan_s, 96 * kMiB / 11e9, 1e-6);
+  // Without the rates every size shares the 128 MiB pair's 15 GB/s.
+  in.copies_together_rates.clear();
+  EXPECT_NEAR(pair_s(build_profile(in, "calibrated-test"), "96MiB"), 2 * 96 * kMiB / 15e9, 1e-6);
+}
+
 TEST(Profile, ProfileInputsInvertBuildProfile) {
   ProfileInputs in = sample_inputs();
   in.memcpy_two_streams_bytes_per_s = 11e9;

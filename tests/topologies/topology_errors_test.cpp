@@ -121,6 +121,16 @@ TEST(TopologyErrors, CopyStreamRates) {
                3, "bandwidth");
 }
 
+TEST(TopologyErrors, CopiesTogetherRates) {
+  expect_error(machine("{name: cpu0, kind: cpu, copies_together_rates: 30GB/s}"), 3,
+               "'copies_together_rates' must be a list such as [{bytes: 8MB");
+  expect_error(machine("{name: cpu0, kind: cpu, copies_together_rates: [{bytes: 96MiB, "
+                       "bandwidth: 30GB/s}, {bytes: 96MiB, bandwidth: 28GB/s}]}"),
+               3, "must list increasing bytes values");
+  expect_error(machine("{name: cpu0, kind: cpu, copies_together_rates: [{bytes: 8MB}]}"), 3,
+               "bandwidth");
+}
+
 TEST(TopologyErrors, CoreSpeeds) {
   expect_error(machine("{name: cpu0, kind: cpu, core_pass_speeds: 1.1}"), 3,
                "'core_pass_speeds' must be a list of one speed factor per core");

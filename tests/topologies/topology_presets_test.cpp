@@ -385,7 +385,8 @@ devices:
      core_gemm_speeds: [0.9, 1.1],
      memory_pass_rates: [{working_set: 2MiB, bandwidth: 30GB/s},
                                                 {working_set: 128MiB, bandwidth: 15GB/s}],
-     copy_stream_rates: [{bytes: 96MiB, bandwidth: 7.3GB/s}, {bytes: 128MiB, bandwidth: 11.7GB/s}]}
+     copy_stream_rates: [{bytes: 96MiB, bandwidth: 7.3GB/s}, {bytes: 128MiB, bandwidth: 11.7GB/s}],
+     copies_together_rates: [{bytes: 96MiB, bandwidth: 14GB/s}, {bytes: 128MiB, bandwidth: 20GB/s}]}
   - {name: disk0, kind: disk, type: ssd, random_read_wait_beside_sequential: 330us,
      sequential_read_beside_random: 250MB/s, sequential_read_beside_write: 300MB/s,
      sequential_write_beside_read: 200MB/s, sequential_reads_together: 1.5GB/s}
@@ -418,6 +419,12 @@ links:
   changed = again;
   changed.mutable_device(id(changed, "cpu0")).cpu.copy_stream_rates[0].bytes_per_s = 7e9;
   EXPECT_EQ(machine_difference(m, changed), "device 0 ('cpu0'): copy stream rates");
+  ASSERT_EQ(cpu.copies_together_rates.size(), 2u);
+  EXPECT_EQ(again.device(id(again, "cpu0")).cpu.copies_together_rates[0].bytes_per_s, 14e9);
+  EXPECT_DOUBLE_EQ(cpu.copy_dram_use_per_byte(96.0 * (1 << 20)), 20.0 / 14);
+  changed = again;
+  changed.mutable_device(id(changed, "cpu0")).cpu.copies_together_rates[1].bytes_per_s = 21e9;
+  EXPECT_EQ(machine_difference(m, changed), "device 0 ('cpu0'): copies together rates");
   EXPECT_EQ(again.device(id(again, "cpu0")).cpu.core_pass_speeds, (std::vector{1.02, 0.98}));
   EXPECT_EQ(again.device(id(again, "cpu0")).cpu.core_copy_speeds, (std::vector{0.75, 1.3}));
   EXPECT_EQ(again.device(id(again, "cpu0")).cpu.core_gemm_speeds, (std::vector{0.9, 1.1}));
