@@ -14,11 +14,17 @@ OperandPair::~OperandPair() {
   std::free(block_);
 }
 
+namespace {
+std::size_t array_bytes_for(std::size_t floats) {
+  return (floats * sizeof(float) + kPageBytes - 1) / kPageBytes * kPageBytes;
+}
+}  // namespace
+
 void OperandPair::reserve(std::size_t floats) {
   if (floats <= floats_) return;
-  const std::size_t array_bytes =
-      (floats * sizeof(float) + kPageBytes - 1) / kPageBytes * kPageBytes;
-  void* block = std::aligned_alloc(kPageBytes, 2 * array_bytes + kPageBytes);
+  const std::size_t array_bytes = array_bytes_for(floats);
+  const std::size_t block_bytes = 2 * array_bytes + kPageBytes;
+  void* block = std::aligned_alloc(kPageBytes, block_bytes);
   if (block == nullptr) throw std::bad_alloc();
   auto* source = static_cast<float*>(block);
   auto* destination =
@@ -27,8 +33,21 @@ void OperandPair::reserve(std::size_t floats) {
   std::fill_n(destination, floats, 0.0f);
   std::free(block_);
   block_ = block;
+  block_bytes_ = block_bytes;
   source_ = source;
   destination_ = destination;
+  floats_ = floats;
+}
+
+void OperandPair::lay_out(std::size_t floats) {
+  const std::size_t array_bytes = array_bytes_for(floats);
+  if (2 * array_bytes + kPageBytes > block_bytes_) {
+    reserve(floats);
+    // The whole block written once: any later, smaller layout reads finite values.
+    std::fill_n(static_cast<float*>(block_), block_bytes_ / sizeof(float), 1.0f);
+  }
+  source_ = static_cast<float*>(block_);
+  destination_ = reinterpret_cast<float*>(static_cast<char*>(block_) + array_bytes + kSkewBytes);
   floats_ = floats;
 }
 

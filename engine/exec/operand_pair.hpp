@@ -25,6 +25,11 @@ class OperandPair {
   /// Makes each array hold at least `floats` (the source filled with 1, the destination with
   /// 0 when they grow; their contents otherwise stay). Throws std::bad_alloc.
   void reserve(std::size_t floats);
+  /// Lays the arrays out for `floats` as reserve() lays out a fresh pair of that size (the
+  /// destination one array's whole pages plus kSkewBytes past the source), inside the block
+  /// already held where it is large enough, so that one block serves every size up to the
+  /// largest laid out (their contents: finite, otherwise unspecified). Throws std::bad_alloc.
+  void lay_out(std::size_t floats);
   float* source() const { return source_; }
   float* destination() const { return destination_; }
   std::size_t floats() const { return floats_; }
@@ -34,6 +39,7 @@ class OperandPair {
 
  private:
   void* block_ = nullptr;
+  std::size_t block_bytes_ = 0;
   float* source_ = nullptr;
   float* destination_ = nullptr;
   std::size_t floats_ = 0;

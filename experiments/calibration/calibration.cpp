@@ -203,21 +203,21 @@ double gemm_speed_beside_busy_wait(std::size_t n, double min_s) {
   return beside / (0.5 * (before + after));
 }
 
-// The arrays a memory measurement runs on, one pair per measuring thread (`index`) and size,
-// kept for the process: allocated once, not per pass. Why: a VM whose balloon reports freed
-// pages to its host (virtio-balloon free page reporting, session 18's) gives memory mapped
-// afresh back at ~27 us per 4 KiB page on first touch (0.1 GB/s): allocated per
-// measurement, 2 x 128 MiB took a second or more in the kernel each time, and the host's
-// reclaiming of what a pass had freed ran on into the real runs after it. Why one pair per
-// size, not the largest pair reused: the executor's pair is its op's size, and the
-// destination's distance from the source matters (an 8 MiB pass in a pair sized for 128 MiB
-// ran at 17-18 GB/s where the executor's layout gave 21-25).
+// The arrays a memory measurement runs on, one block per measuring thread (`index`) kept for
+// the process, each size laid out in it as the executor lays out a pair of that size
+// (OperandPair::lay_out). Why kept: a VM whose balloon reports freed pages to its host
+// (virtio-balloon free page reporting, session 18's) gives memory mapped afresh back at
+// ~27 us per 4 KiB page on first touch (0.1 GB/s): allocated per measurement, 2 x 128 MiB
+// took a second or more in the kernel each time, and the host's reclaiming of what a pass
+// had freed ran on into the real runs after it. Why laid out per size, not the largest
+// pair's layout reused: the destination's distance from the source matters (an 8 MiB pass
+// in a pair laid out for 128 MiB ran at 15-18 GB/s where the executor's layout gave 21-25).
 OperandPair& kept_operands(std::size_t index, std::size_t floats) {
   static std::mutex mutex;
-  static std::map<std::pair<std::size_t, std::size_t>, OperandPair> pairs;  // stable nodes
+  static std::map<std::size_t, OperandPair> blocks;  // stable nodes
   std::lock_guard lock(mutex);
-  OperandPair& pair = pairs[{index, floats}];
-  pair.reserve(floats);
+  OperandPair& pair = blocks[index];
+  pair.lay_out(floats);
   return pair;
 }
 

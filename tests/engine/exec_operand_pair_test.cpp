@@ -2,6 +2,7 @@
 // destination half a page off it, filled when they grow.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "engine/exec/operand_pair.hpp"
@@ -42,6 +43,29 @@ TEST(OperandPair, FillsWhenItGrowsAndKeepsOtherwise) {
   EXPECT_EQ(operands.source()[4999], 1.0f);
   EXPECT_EQ(operands.destination()[0], 0.0f);
   EXPECT_EQ(page_offset(operands.source()), 0u);
+}
+
+// One block serves every size laid out in it, each with a fresh pair's layout of that size.
+TEST(OperandPair, LaysOutEachSizeAsAFreshPairInOneBlock) {
+  OperandPair kept;
+  kept.lay_out(1u << 20);
+  float* const block = kept.source();
+  for (std::size_t floats : {1u << 20, 1000u, 1u << 18, 1000000u}) {
+    kept.lay_out(floats);
+    OperandPair fresh;
+    fresh.reserve(floats);
+    EXPECT_EQ(kept.source(), block) << floats;  // no new block
+    EXPECT_EQ(kept.floats(), floats);
+    EXPECT_EQ(kept.destination() - kept.source(), fresh.destination() - fresh.source()) << floats;
+    EXPECT_EQ(kept.source()[floats - 1], 1.0f) << floats;  // written when the block was made
+    EXPECT_TRUE(std::isfinite(kept.destination()[floats - 1])) << floats;
+  }
+  kept.lay_out(1u << 21);  // larger than the block: a new one, laid out alike
+  OperandPair fresh;
+  fresh.reserve(1u << 21);
+  EXPECT_EQ(kept.destination() - kept.source(), fresh.destination() - fresh.source());
+  EXPECT_EQ(page_offset(kept.source()), 0u);
+  EXPECT_EQ(kept.destination()[(1u << 21) - 1], 1.0f);
 }
 
 }  // namespace
