@@ -671,9 +671,10 @@ Calibrator::State::State(const CalibrationOptions& o)
                          return memcpy_rate(bytes, 1, s, warm_s);
                        });
                      }});
-  // And two streams at once at each size: what copies of a size get together is not the
-  // largest size's aggregate scaled (two of 96 MiB ran 1.02-1.15x two of 128 MiB on one VM,
-  // while one of 96 MiB ran 1.10x one of 128), and the DRAM is shared at the copies' own.
+  // And two streams at once at each size: the largest size's pair does not tell what a pair
+  // of another size gets together (two of 96 MiB ran 1.02-1.15x two of 128 MiB on session
+  // 18's VM), and the simulator shares the DRAM at the copies' own size's
+  // (CpuModel::copies_together_rates).
   for (std::size_t bytes : copy_sizes)
     items.push_back({memcpy_measurement_name(bytes, 2), "bytes/s",
                      [bytes, min_s] { return memcpy_rate(bytes, 2, min_s, min_s); }});
