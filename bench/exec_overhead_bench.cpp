@@ -1,4 +1,4 @@
-// Per-op overhead of our executor (the shared Scheduler + CpuBackend running no-op ops)
+// Per-op overhead of our executor (the shared Scheduler + RealBackend running no-op ops)
 // against oneTBB's flow graph and StarPU 1.3, in one process, on N independent no-op tasks
 // and on an N-task chain. Prints ns per op to build the graph and to run it, and the ratios.
 //
@@ -13,7 +13,7 @@
 #include <functional>
 #include <string>
 
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "engine/scheduler.hpp"
 
@@ -45,9 +45,9 @@ Timing ours(std::size_t n, bool chain, bool inline_noops) {
     if (chain && i > 0) graph.add_dependency(id - 1, id);
   }
   const auto t1 = Clock::now();
-  opsim::CpuBackendOptions options;
+  opsim::RealBackendOptions options;
   options.inline_noops = inline_noops;
-  opsim::CpuBackend backend(nullptr, options);
+  opsim::RealBackend backend(nullptr, options);
   opsim::Scheduler scheduler(machine, graph, backend);
   scheduler.submit_all();
   scheduler.run();

@@ -1,5 +1,5 @@
 // What the frontend costs per op: a program issuing N tiny elementwise adds (1 x 16 floats)
-// through Context on this host's CPU backend, asynchronously (one wait at the end) and
+// through Context on this host's real backend, asynchronously (one wait at the end) and
 // synchronously (a wait after each, blocking and polling), median of R repeats. The
 // asynchronous figure is t1, the issuing cost per op that `opsim experiment async` hides.
 //

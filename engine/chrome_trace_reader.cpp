@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 
 namespace opsim {
 

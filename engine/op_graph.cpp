@@ -7,7 +7,7 @@
 #include <queue>
 #include <sstream>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 
 namespace opsim {

@@ -3,7 +3,7 @@
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 
 namespace opsim {
 

@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "hw_models/edit_distance.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/edit_distance.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 
 namespace opsim {

@@ -290,7 +290,7 @@ QStringList MainWindow::open_traces(const QStringList& paths) {
     try {
       std::shared_ptr<Trace> trace = load_trace_file(path.toStdString());
       const QString title = QFileInfo(path).fileName();
-      SummaryRow row = summarize_trace(*trace);
+      SummaryRow row = summary_row_of(*trace);
       row.name = title.toStdString();
       row.trace_file = path.toStdString();
       Pane pane;

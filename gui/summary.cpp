@@ -5,8 +5,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "engine/run_summary.hpp"
-#include "hw_models/input_error.hpp"
+#include "engine/trace_summary.hpp"
+#include "common/input_error.hpp"
 
 namespace opsim::gui {
 
@@ -62,9 +62,9 @@ CompareOutput parse_compare_json(const std::string& json_text) {
   return out;
 }
 
-SummaryRow summarize_trace(const Trace& trace) {
+SummaryRow summary_row_of(const Trace& trace) {
   // The engine's run summary, so that opened files and the CLI agree on every number.
-  const RunSummary run = summarize_run(trace);
+  const TraceSummary run = opsim::summarize_trace(trace);
   SummaryRow row;
   row.name = trace.title;
   row.makespan_s = run.makespan_s;

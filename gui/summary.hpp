@@ -31,8 +31,8 @@ struct CompareOutput {
 /// one-line message ("compare output: ...") when it is not that shape.
 CompareOutput parse_compare_json(const std::string& json_text);
 
-/// Summary of a trace that came without one (engine/run_summary): makespan, bytes moved,
+/// Summary of a trace that came without one (engine/trace_summary): makespan, bytes moved,
 /// busiest link direction (bytes over capacity x makespan), peak memory summed over devices.
-SummaryRow summarize_trace(const Trace& trace);
+SummaryRow summary_row_of(const Trace& trace);
 
 }  // namespace opsim::gui

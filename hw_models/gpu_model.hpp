@@ -37,7 +37,7 @@ struct GpuModel {
   int compute_streams = 1;  ///< in-order compute streams the scheduler uses
   double efficiency = 0.8;  ///< fraction of peak reached by real kernels
   /// SGEMM's rate by size, at increasing n (calibrated profiles, efficiency 1): a small GEMM
-  /// does not fill the GPU (an H100 host, session 17: 10 TFLOP/s at 512, 35 at 1024, 49 at
+  /// does not fill the GPU (an H100 host: 10 TFLOP/s at 512, 35 at 1024, 49 at
   /// 2048). The fp32 peak an fp32 GEMM sees, scaled by efficiency as the peaks are. Empty:
   /// fp32_flops_per_s for every size.
   std::vector<GemmRate> sgemm_rates;

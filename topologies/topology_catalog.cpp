@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "topologies/embedded_presets.hpp"
 #include "topologies/topology_families.hpp"
 #include "topologies/topology_yaml.hpp"

@@ -22,8 +22,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "hw_models/edit_distance.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/edit_distance.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/model_presets.hpp"
 #include "hw_models/units.hpp"
 

@@ -1,4 +1,4 @@
-// Real CPU kernels the CPU backend and the frontend run: OpenBLAS GEMM and plain loops for
+// Real CPU kernels the real backend and the frontend run: OpenBLAS GEMM and plain loops for
 // elementwise ops, fills and reductions. Row-major float32 throughout.
 #pragma once
 

@@ -5,7 +5,7 @@
 // microseconds after its predecessor ended. Woken by cudaLaunchHostFunc instead, the
 // reports came 150-300 us late on an H100 host (the driver's callback thread, then ours,
 // each woken from sleep), more the longer the op ran. Polling costs the thread a core
-// while the GPU works; CpuBackend leaves it one.
+// while the GPU works; RealBackend leaves it one.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

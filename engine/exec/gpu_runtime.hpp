@@ -1,4 +1,4 @@
-// GPUs for the real executor, with no CUDA type in sight: the CPU backend and the frontend
+// GPUs for the real executor, with no CUDA type in sight: the real backend and the frontend
 // build the same with or without the CUDA toolkit, and ask gpu_runtime() at run time. The
 // CUDA implementation (cuda_runtime.cpp) gives device memory from a pool, stream-ordered
 // kernels (cuBLAS SGEMM, elementwise, sum, fill, copies between any two memories) and

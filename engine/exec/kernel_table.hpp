@@ -7,7 +7,7 @@
 //   KernelTable kernels;
 //   OpId id = graph.add(gemm_op, "gemm0");
 //   kernels.set(id, [a, b, c] { cpu_sgemm(*a, *b, *c); });
-//   CpuBackend backend(&kernels);
+//   RealBackend backend(&kernels);
 #pragma once
 
 #include <functional>

@@ -5,7 +5,7 @@
 // Why a fixed layout: a load whose address matches an earlier store's in its low 12 bits
 // waits for it (4 KiB aliasing). Two std::vectors allocated one after the other came out 16
 // bytes apart modulo 4 KiB, and an elementwise pass over them ran 5 % slower than over arrays
-// half a page apart (24.2 against 25.6 GB/s on session 14's Zen 5 vCPU, 8 MiB); the
+// half a page apart (24.2 against 25.6 GB/s on a Zen 5 vCPU, 8 MiB); the
 // calibration's passes met that layout and the executor's, allocated at other times, mostly
 // did not: book (a), 40 such ops, came out 4-7 % slow in the simulation run after run. Here
 // the destination always starts half a page past the source's page offset.

@@ -8,7 +8,7 @@
 // the parts of one file written in one piece all read alike. A calibration that measured its
 // own file and a workload that read others then disagreed by up to 4x, the same way in every
 // round. Preallocated together, the calibration's and the executor's regions lie together.
-// (Session 14 traced much of such a per-file rate to the memory each file's requests went
+// (Measurement traced much of such a per-file rate to the memory each file's requests went
 // to, not the file: io_buffer.hpp.)
 #pragma once
 

@@ -24,7 +24,7 @@ struct ContextImpl {
   std::shared_ptr<GpuRuntime> gpus;
   std::string why_no_gpu;
   std::vector<int> gpu_ordinal;
-  std::unique_ptr<CpuBackend> backend;   // real mode; destroyed after the scheduler
+  std::unique_ptr<RealBackend> backend;   // real mode; destroyed after the scheduler
   std::unique_ptr<Scheduler> scheduler;  // real mode
   DeviceId host_cpu = kNoDevice;
   double dispatch_s = 0;
@@ -51,7 +51,7 @@ struct ContextImpl {
         gpus = options.cpu.gpu_runtime ? options.cpu.gpu_runtime : gpu_runtime(&why_no_gpu);
         options.cpu.gpu_runtime = gpus;  // the backend runs the GPU streams on the same one
       }
-      backend = std::make_unique<CpuBackend>(&kernels, options.cpu);
+      backend = std::make_unique<RealBackend>(&kernels, options.cpu);
       scheduler = std::make_unique<Scheduler>(machine, graph, *backend);
     }
   }
@@ -466,13 +466,13 @@ std::size_t Context::issued_ops() const {
   return impl_->program_ops.size();
 }
 
-RunSummary run_recorded(const Machine& machine, const OpGraph& graph, Backend& backend,
+RecordedRun run_recorded(const Machine& machine, const OpGraph& graph, Backend& backend,
                         std::span<SchedulerObserver* const> observers, std::uint32_t window) {
   Scheduler scheduler(machine, graph, backend, SchedulerOptions{window});
   for (SchedulerObserver* o : observers) scheduler.add_observer(*o);
   scheduler.submit_all();
   scheduler.run();
-  RunSummary summary;
+  RecordedRun summary;
   summary.makespan_ns = scheduler.makespan_ns();
   for (DeviceId d = 0; d < machine.devices().size(); ++d)
     summary.peak_memory_bytes.push_back(scheduler.peak_memory_bytes(d));

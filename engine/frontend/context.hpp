@@ -1,5 +1,5 @@
 // One program, two worlds. A Context runs an array program either for real (ops dispatched
-// asynchronously through the Scheduler to the CpuBackend as the program issues them; arrays
+// asynchronously through the Scheduler to the RealBackend as the program issues them; arrays
 // on gpu(i) live in CUDA memory and their ops run on CUDA streams) or
 // records it (Mode::kRecord) as an OpGraph that includes the program's own dispatch cost: a
 // host-dispatch op of t1 seconds per issued op, in program order on the CPU's host stream,
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/frontend/array.hpp"
 #include "engine/scheduler.hpp"
 
@@ -36,7 +36,7 @@ struct ContextOptions {
   std::uint32_t max_in_flight_ops = 0;
   /// Recording: host seconds per issued op (t1); negative: the CPU model's dispatch_s.
   double dispatch_s = -1;
-  CpuBackendOptions cpu;
+  RealBackendOptions cpu;
 };
 
 /// Thrown when a program names a device the machine does not have (e.g. gpu(0) on a machine
@@ -104,14 +104,14 @@ class Context {
 };
 
 /// What running a graph produced.
-struct RunSummary {
+struct RecordedRun {
   TimeNs makespan_ns = 0;
   std::vector<double> peak_memory_bytes;  ///< per device
 };
 
 /// Runs a recorded graph on `backend` through a fresh Scheduler (submit_all, run), with
 /// `observers` attached (e.g. a trace recorder). `window` bounds ops in flight (0: none).
-RunSummary run_recorded(const Machine& machine, const OpGraph& graph, Backend& backend,
+RecordedRun run_recorded(const Machine& machine, const OpGraph& graph, Backend& backend,
                         std::span<SchedulerObserver* const> observers = {},
                         std::uint32_t window = 0);
 

@@ -4,14 +4,14 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/exec/gpu_runtime.hpp"
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "engine/trace_recorder.hpp"
 #include "experiments/book/programs.hpp"
 #include "experiments/sync/sync_strategy.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/sim_backend.hpp"
 
@@ -68,7 +68,7 @@ class Runner {
   std::size_t gpu_count() const { return machine_.gpus().size(); }
 
   /// Runs `program` once; `caller_polls`: how a real run's blocking waits wait (see
-  /// CpuBackendOptions::caller_polls).
+  /// RealBackendOptions::caller_polls).
   Variant run(std::string name, const Program& program, DeviceRef memory_device,
               std::uint32_t window = 0, bool caller_polls = true) const {
     if (!real() || options_.repeats <= 1)
@@ -117,9 +117,9 @@ class Runner {
     const std::string title = std::string(experiment_) + ": " + v.name;
     const StreamTable streams(machine_);
     TraceRecorder recorder(machine_, graph, streams, title, "real");
-    CpuBackend backend;
+    RealBackend backend;
     SchedulerObserver* observers[] = {&recorder};
-    const frontend::RunSummary summary =
+    const frontend::RecordedRun summary =
         frontend::run_recorded(machine_, graph, backend, observers);
     v.wall_s = ns_to_seconds(summary.makespan_ns);
     v.peak_memory_bytes = summary.peak_memory_bytes.at(memory);
@@ -134,7 +134,7 @@ class Runner {
     if (options_.make_sim_backend) {
       std::unique_ptr<Backend> backend = options_.make_sim_backend(machine_);
       SchedulerObserver* observers[] = {&recorder};
-      const frontend::RunSummary summary =
+      const frontend::RecordedRun summary =
           frontend::run_recorded(machine_, graph, *backend, observers);
       v.wall_s = ns_to_seconds(summary.makespan_ns);
       v.peak_memory_bytes = summary.peak_memory_bytes.at(memory);

@@ -1,5 +1,5 @@
 // The book's "Computational Performance" experiments as library functions: each writes its
-// program once against the frontend and runs it for real (this host, CpuBackend) or in
+// program once against the frontend and runs it for real (this host, RealBackend) or in
 // simulation (the recorded graph, dispatch cost and waits included, handed to a Backend).
 //
 //   ExperimentOptions options;               // backend "real", the book's sizes

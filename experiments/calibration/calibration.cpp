@@ -17,7 +17,7 @@
 #include <thread>
 #include <utility>
 
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/exec/disk_file.hpp"
 #include "engine/exec/gpu_runtime.hpp"
@@ -206,7 +206,7 @@ double gemm_speed_beside_busy_wait(std::size_t n, double min_s) {
 // The arrays a memory measurement runs on, one block per measuring thread (`index`) kept for
 // the process, each size laid out in it as the executor lays out a pair of that size
 // (OperandPair::lay_out). Why kept: a VM whose balloon reports freed pages to its host
-// (virtio-balloon free page reporting, session 18's) gives memory mapped afresh back at
+// (virtio-balloon free page reporting) gives memory mapped afresh back at
 // ~27 us per 4 KiB page on first touch (0.1 GB/s): allocated per measurement, 2 x 128 MiB
 // took a second or more in the kernel each time, and the host's reclaiming of what a pass
 // had freed ran on into the real runs after it. Why laid out per size, not the largest
@@ -255,7 +255,7 @@ double memcpy_rate(std::size_t bytes, int streams, double min_s, double warm_s =
   return std::accumulate(per_stream.begin(), per_stream.end(), 0.0);
 }
 
-// Bytes touched per second by one thread's elementwise pass, as CpuBackend runs it (on the same
+// Bytes touched per second by one thread's elementwise pass, as RealBackend runs it (on the same
 // layout): add over n floats reads n and writes n (8n bytes).
 double elementwise_rate(std::size_t bytes, double min_s, double warm_s = 0) {
   const std::size_t n = bytes / 8;
@@ -296,7 +296,7 @@ double chase_latency(std::size_t bytes, double min_s) {
 // minutes later at 18 and 15): the mean time over the cores is what a floating worker takes
 // on average, and each core's own rate is what a worker pinned there takes (pinned_core()).
 // Why each core runs the measurement untimed first: a vCPU that idled (while the other core
-// was measured) ran slow for its first 100-300 ms on session 15's VM (an 8 MB pass in 25 ms
+// was measured) ran slow for its first 100-300 ms on a 2-vCPU Zen 5 VM (an 8 MB pass in 25 ms
 // slices: 14.9, 16.3, 17.5 ... 18.7 GB/s on the slower vCPU, flat on the faster), while an
 // executor's stream keeps its core busy: timed cold, the slower core read 10-20 % slow.
 double rate_over_cores(double min_s, const CoreMeasure& measure, std::vector<double>* core_rates) {
@@ -672,8 +672,8 @@ Calibrator::State::State(const CalibrationOptions& o)
                        });
                      }});
   // And two streams at once at each size: the largest size's pair does not tell what a pair
-  // of another size gets together (two of 96 MiB ran 1.02-1.15x two of 128 MiB on session
-  // 18's VM), and the simulator shares the DRAM at the copies' own size's
+  // of another size gets together (two of 96 MiB ran 1.02-1.15x two of 128 MiB on a
+  // 2-vCPU VM), and the simulator shares the DRAM at the copies' own size's
   // (CpuModel::copies_together_rates).
   for (std::size_t bytes : copy_sizes)
     items.push_back({memcpy_measurement_name(bytes, 2), "bytes/s",

@@ -7,7 +7,7 @@
 //   save_topology_file(report.machine, "profile.yaml");
 //
 // What is measured (each `repeats` times; the median is used, the spread reported):
-// - GEMM: cpu::sgemm (OpenBLAS, as CpuBackend runs it) for square sizes at 1 thread and at
+// - GEMM: cpu::sgemm (OpenBLAS, as RealBackend runs it) for square sizes at 1 thread and at
 //   all hardware threads, in flop/s;
 // - memcpy bandwidth with one stream and with two concurrent streams, in bytes/s copied, and
 //   one thread's elementwise pass (cpu::add, bytes touched per second);
@@ -166,7 +166,7 @@ struct ProfileInputs {
 Machine build_profile(const ProfileInputs& inputs, const std::string& host_name);
 
 /// What one compute stream's GEMM runs at: the executor gives each of `streams` streams
-/// hw / streams BLAS threads (CpuBackend::prepare), so one thread gets the one-thread rate,
+/// hw / streams BLAS threads (RealBackend::prepare), so one thread gets the one-thread rate,
 /// all `hw` the all-thread rate, and t threads in between t / hw of it. (Streams of one thread
 /// on a host with more cores than streams run at the one-thread rate, not at all / streams.)
 double gemm_rate_per_stream(double one_thread_flops_per_s, double all_threads_flops_per_s,

@@ -7,11 +7,11 @@
 
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_writer.hpp"
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/scheduler.hpp"
 #include "engine/trace_recorder.hpp"
 #include "experiments/calibration/accuracy.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/simulate.hpp"
 
@@ -65,11 +65,11 @@ RealWorkloadRunner::RealWorkloadRunner(const WorkloadFile& workload, const Machi
       profile_(profile),
       title_(workload.name + " on " + profile.name()) {
   scheduler_options_.max_in_flight = effective_max_in_flight(workload, options.max_in_flight);
-  CpuBackendOptions backend_options;
+  RealBackendOptions backend_options;
   backend_options.scratch_dir = options.scratch_dir;
   // Where each stream runs, as the simulator assumes (pinned_core): each core's own speed.
   backend_options.pin_streams = true;
-  backend_ = std::make_unique<CpuBackend>(nullptr, backend_options);
+  backend_ = std::make_unique<RealBackend>(nullptr, backend_options);
 }
 
 RealWorkloadRunner::~RealWorkloadRunner() = default;

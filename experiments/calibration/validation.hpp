@@ -1,4 +1,4 @@
-// Validation: runs a workload file for real on this machine (Scheduler + CpuBackend: real
+// Validation: runs a workload file for real on this machine (Scheduler + RealBackend: real
 // OpenBLAS GEMM, elementwise loops, memcpy, O_DIRECT disk I/O, busy host dispatch) and
 // simulated on a calibrated profile (SimGrid, in a forked child), and compares them: the
 // makespan and the busy time per op class (gemm, elementwise, copy, disk_read, ...).
@@ -8,7 +8,7 @@
 //   std::cout << to_json(r).dump(2);                 // {"workload", "real_s", ...}
 //   write_validation_traces(r, "traces/");           // <name>.real.json, .sim.json, .overlay.json
 //
-// The real run reuses one CpuBackend for the warm-up and the timed runs, so scratch buffers
+// The real run reuses one RealBackend for the warm-up and the timed runs, so scratch buffers
 // and disk scratch files exist before timing starts; the run with the median makespan is
 // reported (with its trace). The executor runs a GEMM of flops F as a square sgemm of side
 // cbrt(F / 2), so non-square shapes are timed as the square of equal flops.
@@ -29,7 +29,7 @@
 #include "hw_models/machine.hpp"
 
 namespace opsim {
-class CpuBackend;
+class RealBackend;
 }
 
 namespace opsim::calibration {
@@ -115,7 +115,7 @@ class RealWorkloadRunner {
   Machine profile_;
   std::string title_;
   SchedulerOptions scheduler_options_;
-  std::unique_ptr<CpuBackend> backend_;
+  std::unique_ptr<RealBackend> backend_;
 };
 
 /// Runs the workload for real: a warm-up and `repeats` timed runs; returns every run's

@@ -10,7 +10,7 @@
 #include "experiments/calibration/profile_changes.hpp"
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/text_table.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 #include "topologies/topology_yaml.hpp"
 

@@ -13,7 +13,7 @@
 #include "experiments/cli/process_pool.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "experiments/sync/sync_strategy.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 #include "topologies/topology_catalog.hpp"
 #ifdef OPSIM_HAVE_GUI

@@ -7,7 +7,7 @@
 #include "engine/chrome_trace_writer.hpp"
 #include "experiments/book/experiment.hpp"
 #include "experiments/cli/text_table.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 #include "topologies/topology_catalog.hpp"
 

@@ -13,7 +13,7 @@
 #include "experiments/cli/sweep_command.hpp"
 #include "experiments/cli/topology_commands.hpp"
 #include "experiments/cli/validate_command.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include "engine/trace_recorder.hpp"
 #include "engine/workload_file.hpp"
 #include "experiments/cli/text_table.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
 

@@ -10,7 +10,7 @@
 #include "engine/peak_memory_observer.hpp"
 #include "engine/trace_recorder.hpp"
 #include "experiments/sync/sync_strategy.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
 

@@ -12,7 +12,7 @@
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/strategy_run.hpp"
 #include "experiments/cli/text_table.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 
 namespace opsim {

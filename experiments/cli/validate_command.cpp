@@ -19,7 +19,7 @@
 #include "experiments/cli/process_pool.hpp"
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/text_table.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 #include "topologies/topology_yaml.hpp"
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 
 namespace opsim {

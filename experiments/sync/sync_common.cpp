@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 
 namespace opsim::sync {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "experiments/sync/sync_common.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 
 namespace opsim {
 

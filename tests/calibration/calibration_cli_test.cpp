@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/chrome_trace_reader.hpp"
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "experiments/calibration/calibration.hpp"
 #include "experiments/calibration/cpu_topology.hpp"
 #include "experiments/calibration/memcpy_sizes.hpp"

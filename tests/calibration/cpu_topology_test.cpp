@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 
 namespace opsim::calibration {
 namespace {

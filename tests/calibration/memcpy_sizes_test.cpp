@@ -47,7 +47,7 @@ TEST(MemcpySizes, AsksThisProcesssLoaderWhichHonoursGlibcTunables) {
 TEST(MemcpySizes, AddsAPointEitherSideOfTheThresholdInsideTheGrid) {
   const std::vector<std::size_t> grid{8 * kMiB, 32 * kMiB, 64 * kMiB, 96 * kMiB};
   EXPECT_EQ(memcpy_calibration_sizes(128 * kMiB, std::nullopt), grid);
-  // Session 10's host: 99 MiB, between the 96 and 128 MiB points.
+  // A host with 260 MiB of L3: 99 MiB, between the 96 and 128 MiB points.
   const std::size_t t = 99 * kMiB;
   EXPECT_EQ(memcpy_calibration_sizes(128 * kMiB, t),
             (std::vector<std::size_t>{8 * kMiB, 32 * kMiB, 64 * kMiB, 96 * kMiB,

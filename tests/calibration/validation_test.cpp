@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "experiments/calibration/calibration.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 
 namespace opsim::calibration {
 namespace {

@@ -1,4 +1,4 @@
-// The book's experiments on the real CPU backend of this host (and the recorded programs
+// The book's experiments on the real backend of this host (and the recorded programs
 // replayed, which is the path the simulator takes).
 #include <gtest/gtest.h>
 
@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <thread>
 
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/exec/gpu_runtime.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "experiments/book/experiment.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "topologies/topology_families.hpp"
 
 namespace opsim::book {
@@ -189,7 +189,7 @@ TEST(ExecExperiments, TheRecordedAsyncProgramModelsDispatchAndWaits) {
   o.backend = "sim";
   o.tiny_ops = 200;
   o.dispatch_s = 20e-6;
-  o.make_sim_backend = [](const Machine&) { return std::make_unique<CpuBackend>(); };
+  o.make_sim_backend = [](const Machine&) { return std::make_unique<RealBackend>(); };
   const ExperimentResult r = run_experiment("async", o);
   print(r);
   const Variant* sync = r.find("sync");

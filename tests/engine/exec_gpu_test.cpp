@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/exec/gpu_runtime.hpp"
 #include "engine/frontend/context.hpp"
@@ -102,7 +102,7 @@ TEST(ExecGpu, GpuOpsWithoutAGpuFailClearlyAndTheRestStillRuns) {
   if (have_gpus(1, &why)) GTEST_SKIP() << "a GPU is present";
   const Machine m = gpu_machine(1);
   GpuGraph g = gemm_copy_graph(m);
-  CpuBackend backend;
+  RealBackend backend;
   Scheduler s(m, g.graph, backend);
   s.submit_all();
   try {
@@ -140,7 +140,7 @@ TEST(ExecGpu, ScratchGemmAndCopyRunInDependencyOrder) {
   if (!have_gpus(1, &why)) GTEST_SKIP() << why;
   const Machine m = gpu_machine(1);
   GpuGraph g = gemm_copy_graph(m);
-  CpuBackend backend;
+  RealBackend backend;
   Scheduler s(m, g.graph, backend);
   s.submit_all();
   s.run();

@@ -1,6 +1,6 @@
 # Real executor and frontend tests (included from tests/engine/CMakeLists.txt).
 opsim_add_test(exec_test
-  SOURCES exec_cpu_backend_test.cpp exec_disk_file_test.cpp exec_io_buffer_test.cpp
+  SOURCES exec_real_backend_test.cpp exec_disk_file_test.cpp exec_io_buffer_test.cpp
     exec_operand_pair_test.cpp
     frontend_context_test.cpp
     host_buffer_pool_test.cpp

@@ -118,7 +118,7 @@ TEST(FrontendContext, OpsOnDisjointArraysRunConcurrently) {
   const Scheduler& s = *ctx.scheduler();
   const OpId x = c.producer(), y = d.producer();
   // Independent GEMMs go to different in-order streams, so they can run at once (the
-  // backend test ExecCpuBackend.OpsOnDifferentStreamsRunAtTheSameTime proves they do; wall
+  // backend test ExecRealBackend.OpsOnDifferentStreamsRunAtTheSameTime proves they do; wall
   // times here depend on the machine's load). Unless the first had finished before the
   // second was issued: a worker reports it at once, and the second takes the idle stream.
   if (s.end_ns(x) > d_issued) {
@@ -202,8 +202,8 @@ TEST(FrontendContext, ARecordedProgramRunsOnTheRealBackend) {
     for (int i = 0; i < 5; ++i) a = ctx.add(a, a);
     ctx.waitall();
   }  // the arrays' free ops are recorded too
-  CpuBackend backend;
-  const RunSummary summary = run_recorded(m, ctx.graph(), backend);
+  RealBackend backend;
+  const RecordedRun summary = run_recorded(m, ctx.graph(), backend);
   // Six dispatches of 1 ms each run in program order on the host stream.
   EXPECT_GE(summary.makespan_ns, 6'000'000);
   EXPECT_GT(summary.peak_memory_bytes[0], 0.0);

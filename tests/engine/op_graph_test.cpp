@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 
 namespace opsim {
 namespace {

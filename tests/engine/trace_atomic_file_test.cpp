@@ -8,7 +8,7 @@
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "engine/trace_files.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "trace_test_support.hpp"
 
 namespace opsim {

@@ -11,7 +11,7 @@
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_rules.hpp"
 #include "engine/chrome_trace_writer.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "trace_test_support.hpp"
 
 namespace opsim {

@@ -14,7 +14,7 @@
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_rules.hpp"
 #include "engine/chrome_trace_writer.hpp"
-#include "engine/run_summary.hpp"
+#include "engine/trace_summary.hpp"
 #include "engine/scheduler.hpp"
 #include "engine/trace_recorder.hpp"
 #include "trace_test_support.hpp"
@@ -94,7 +94,7 @@ TEST(TraceWithScheduler, GatherToCpuThenBroadcast) {
   EXPECT_EQ(t.ops[2].start_ns, 10 * test::kMs);
   EXPECT_EQ(t.dependencies.size(), 4u);
   // Both gathers cross pcie_cpu0 sw→cpu0 at once: 2 × 160 MB in 24 ms at 16 GB/s.
-  const RunSummary s = summarize_run(t);
+  const TraceSummary s = summarize_trace(t);
   EXPECT_DOUBLE_EQ(s.bytes_moved, 4 * 160e6);
   bool found = false;
   for (const LinkUsage& link : s.links) {

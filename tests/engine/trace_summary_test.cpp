@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "engine/run_summary.hpp"
+#include "engine/trace_summary.hpp"
 #include "trace_test_support.hpp"
 
 namespace opsim {
@@ -8,8 +8,8 @@ namespace {
 
 using test::kMs;
 
-TEST(RunSummary, LinkUtilizationBusyTimeAndMemory) {
-  const RunSummary s = summarize_run(test::hand_made_trace());
+TEST(TraceSummary, LinkUtilizationBusyTimeAndMemory) {
+  const TraceSummary s = summarize_trace(test::hand_made_trace());
   EXPECT_DOUBLE_EQ(s.makespan_s, 0.060);
   EXPECT_DOUBLE_EQ(s.bytes_moved, 480e6 + 0.1 + 125e6 + 3);
   ASSERT_EQ(s.links.size(), 2u);
@@ -41,7 +41,7 @@ TEST(RunSummary, LinkUtilizationBusyTimeAndMemory) {
   EXPECT_DOUBLE_EQ(s.peak_memory_bytes_total, 700);
 }
 
-TEST(RunSummary, RangeBusyBytesAndIdleGaps) {
+TEST(TraceSummary, RangeBusyBytesAndIdleGaps) {
   const RangeSummary r = summarize_range(test::hand_made_trace(), 10 * kMs, 40 * kMs);
   ASSERT_EQ(r.lanes.size(), 5u);
   EXPECT_DOUBLE_EQ(r.lanes[0].busy_fraction, 1.0);
@@ -66,8 +66,8 @@ TEST(RunSummary, RangeBusyBytesAndIdleGaps) {
   EXPECT_DOUBLE_EQ(empty.bytes_moved, 0);
 }
 
-TEST(RunSummary, FormatsForATerminal) {
-  const std::string text = format_run_summary(summarize_run(test::hand_made_trace()));
+TEST(TraceSummary, FormatsForATerminal) {
+  const std::string text = format_trace_summary(summarize_trace(test::hand_made_trace()));
   EXPECT_NE(text.find("busiest link pcie_gpu0 gpu0\u2192pcie_sw0: 50% of capacity\n"),
             std::string::npos)
       << text;
@@ -75,8 +75,8 @@ TEST(RunSummary, FormatsForATerminal) {
   EXPECT_EQ(text.back(), '\n');
 }
 
-TEST(RunSummary, EmptyTrace) {
-  const RunSummary s = summarize_run(Trace{});
+TEST(TraceSummary, EmptyTrace) {
+  const TraceSummary s = summarize_trace(Trace{});
   EXPECT_EQ(s.makespan_s, 0);
   EXPECT_TRUE(s.links.empty());
   EXPECT_EQ(s.busiest_link, "");

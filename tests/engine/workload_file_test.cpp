@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 
 namespace opsim {
 namespace {

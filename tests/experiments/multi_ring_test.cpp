@@ -6,7 +6,7 @@
 
 #include "experiments/sync/nvlink_cycles.hpp"
 #include "experiments/sync/sync_strategy.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "sync_test_machines.hpp"
 #include "sync_test_util.hpp"
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "experiments/sync/sync_strategy.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "sync_test_machines.hpp"
 #include "sync_test_util.hpp"
 

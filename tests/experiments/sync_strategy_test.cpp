@@ -8,7 +8,7 @@
 #include <ctime>
 #include <set>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "sync_test_machines.hpp"
 #include "sync_test_util.hpp"
 

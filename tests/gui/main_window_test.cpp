@@ -44,10 +44,10 @@ RunResult fixture_result() {
     s.start_ns = s.start_ns * 4 / 3;
     s.end_ns = s.end_ns * 4 / 3;
   }
-  SummaryRow a = summarize_trace(*tree);
+  SummaryRow a = summary_row_of(*tree);
   a.name = "tree";
   a.lower_bound_s = 0.04;
-  SummaryRow b = summarize_trace(*slow);
+  SummaryRow b = summary_row_of(*slow);
   b.name = "cpu";
   r.summary.rows = {a, b};
   r.traces = {tree, slow};

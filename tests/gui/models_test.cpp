@@ -6,7 +6,7 @@
 #include "gui/range_stats_model.hpp"
 #include "gui/scenario.hpp"
 #include "gui/summary_model.hpp"
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "test_traces.hpp"
 
 namespace opsim::gui {
@@ -55,7 +55,7 @@ TEST(SummaryModel, ParsesCompareOutputAndRejectsOtherShapes) {
 }
 
 TEST(SummaryModel, SummarizesATraceWithoutASummary) {
-  const SummaryRow r = summarize_trace(*testing::tree_trace());
+  const SummaryRow r = summary_row_of(*testing::tree_trace());
   EXPECT_DOUBLE_EQ(r.makespan_s, 0.062);
   EXPECT_DOUBLE_EQ(r.bytes_moved, 6 * 160e6);
   // pcie_gpu0 carries 480 MB each way over 62 ms at 16 GB/s.

@@ -318,7 +318,7 @@ TEST(SimBackend, OneStreamRunsOpsBackToBack) {
   EXPECT_NEAR(seconds(r.end_ns[second]), 2 * t - GpuModel{}.launch_s, 2e-9);
 }
 
-// A GPU whose short ops are bound by the host's per-op path (an H100 host, session 16): a
+// A GPU whose short ops are bound by the host's per-op path (an H100 host): a
 // dependent op's launch latency and floor, and the pace of ops queued on a busy stream.
 Machine launch_bound_gpu() {
   Machine m("launch-bound gpu");

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "topologies/topology_catalog.hpp"
 #include "topologies/topology_yaml.hpp"
 

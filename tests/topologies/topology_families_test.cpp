@@ -7,7 +7,7 @@
 #include <chrono>
 #include <string>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "topologies/topology_catalog.hpp"
 
 namespace opsim {

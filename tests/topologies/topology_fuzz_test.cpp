@@ -6,7 +6,7 @@
 #include <regex>
 #include <string>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "topologies/embedded_presets.hpp"
 #include "topologies/topology_yaml.hpp"
 

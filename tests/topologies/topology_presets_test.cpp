@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "hw_models/input_error.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/model_presets.hpp"
 #include "topologies/embedded_presets.hpp"
 #include "topologies/topology_catalog.hpp"

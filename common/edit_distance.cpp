@@ -1,4 +1,4 @@
-#include "hw_models/edit_distance.hpp"
+#include "common/edit_distance.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -17,7 +17,7 @@
 
 namespace opsim {
 
-struct CpuBackend::Worker {
+struct RealBackend::Worker {
   std::thread thread;
   // Bumped (once mutex_ is released) after another thread launched onto the empty queue;
   // the worker waits on it.
@@ -86,10 +86,10 @@ void run_on(const std::vector<int>& cpus) {
   (void)::sched_setaffinity(0, sizeof set, &set);
 }
 
-CpuBackend::CpuBackend(KernelTable* kernels, CpuBackendOptions options)
+RealBackend::RealBackend(KernelTable* kernels, RealBackendOptions options)
     : kernels_(kernels), options_(std::move(options)), t0_(std::chrono::steady_clock::now()) {}
 
-CpuBackend::~CpuBackend() {
+RealBackend::~RealBackend() {
   gpu_streams_.reset();  // waits for GPU ops still running; they report under mutex_
   {
     std::lock_guard lock(mutex_);
@@ -106,7 +106,7 @@ CpuBackend::~CpuBackend() {
   }
 }
 
-void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
+void RealBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
                          const StreamTable& streams, CompletionSink& sink) {
   streams_ = &streams;
   sink_ = &sink;
@@ -164,8 +164,8 @@ void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
     threads = std::max(1, hw / static_cast<int>(compute));
   }
   cpu::set_blas_threads(threads);
-  // A pinned worker's OpenBLAS helper threads would share its one core (GEMMs 30 % slower in
-  // session 3): compute streams of several BLAS threads float (pinned_core() pins them only
+  // A pinned worker's OpenBLAS helper threads would share its one core (GEMMs ran 30 % slower
+  // so): compute streams of several BLAS threads float (pinned_core() pins them only
   // where each has one, unless blas_threads asks for more).
   if (threads > 1)
     for (StreamIndex s = 0; s < streams.size(); ++s)
@@ -177,7 +177,7 @@ void CpuBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
   t0_ = std::chrono::steady_clock::now();
 }
 
-void CpuBackend::launch_on_gpu(const OpLaunch& l) {
+void RealBackend::launch_on_gpu(const OpLaunch& l) {
   try {
     if (!gpu_streams_)
       throw NoGpu("op '" + std::string(to_string(l.op->kind)) + "' on " +
@@ -196,7 +196,7 @@ void CpuBackend::launch_on_gpu(const OpLaunch& l) {
   }
 }
 
-void CpuBackend::on_gpu_completed(OpId op, std::int64_t start_steady_ns, std::int64_t end_steady_ns,
+void RealBackend::on_gpu_completed(OpId op, std::int64_t start_steady_ns, std::int64_t end_steady_ns,
                                   std::exception_ptr error) {
   const std::int64_t t0 =
       std::chrono::duration_cast<std::chrono::nanoseconds>(t0_.time_since_epoch()).count();
@@ -210,13 +210,13 @@ void CpuBackend::on_gpu_completed(OpId op, std::int64_t start_steady_ns, std::in
   wake_caller_if_needed();
 }
 
-TimeNs CpuBackend::now_ns() const {
+TimeNs RealBackend::now_ns() const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                               t0_)
       .count();
 }
 
-CpuBackend::Worker& CpuBackend::worker_for(StreamIndex stream) {
+RealBackend::Worker& RealBackend::worker_for(StreamIndex stream) {
   auto& slot = workers_.at(stream);
   if (!slot) {
     slot = std::make_unique<Worker>();
@@ -229,7 +229,7 @@ CpuBackend::Worker& CpuBackend::worker_for(StreamIndex stream) {
   return *slot;
 }
 
-void CpuBackend::place(Worker& w) {
+void RealBackend::place(Worker& w) {
   if (allowed_cpus_.empty()) return;
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -241,7 +241,7 @@ void CpuBackend::place(Worker& w) {
   (void)::pthread_setaffinity_np(w.thread.native_handle(), sizeof set, &set);
 }
 
-void CpuBackend::launch(const OpLaunch& l) {
+void RealBackend::launch(const OpLaunch& l) {
   ++in_flight_;
   Kernel kernel = kernels_ != nullptr ? kernels_->take(l.id) : Kernel{};
   if (!kernel && options_.inline_noops && runs_nothing(*l.op) &&
@@ -275,7 +275,7 @@ void CpuBackend::launch(const OpLaunch& l) {
     to_wake_.push_back(&w);
 }
 
-void CpuBackend::worker_loop(Worker& w) {
+void RealBackend::worker_loop(Worker& w) {
   // Named after its stream (15 characters at most), so perf, top and gdb tell workers apart.
   pthread_setname_np(pthread_self(), ("opsim:" + w.stream_name).substr(0, 15).c_str());
   tls_current_worker = &w;
@@ -315,7 +315,7 @@ void CpuBackend::worker_loop(Worker& w) {
   }
 }
 
-void CpuBackend::execute(Worker& w, Task& task) {
+void RealBackend::execute(Worker& w, Task& task) {
   if (task.kernel) {
     task.kernel();
     return;
@@ -381,13 +381,13 @@ void CpuBackend::execute(Worker& w, Task& task) {
   }
 }
 
-void CpuBackend::report(const Completion& c) {
+void RealBackend::report(const Completion& c) {
   --in_flight_;
   sink_->on_op_completed(c.id, c.start_ns, c.end_ns);
   report_inline_noops();
 }
 
-void CpuBackend::report_inline_noops() {
+void RealBackend::report_inline_noops() {
   while (!inline_done_.empty()) {
     inline_batch_.clear();
     inline_batch_.swap(inline_done_);
@@ -398,18 +398,18 @@ void CpuBackend::report_inline_noops() {
   }
 }
 
-bool CpuBackend::caller_may_return(const std::function<bool()>& done) const {
+bool RealBackend::caller_may_return(const std::function<bool()>& done) const {
   // After a kernel error the caller waits for nothing in flight, then rethrows.
   return in_flight_ == 0 || !caller_tasks_.empty() || (!error_ && done());
 }
 
-void CpuBackend::wake_caller_if_needed() {
+void RealBackend::wake_caller_if_needed() {
   if (caller_done_ == nullptr || !caller_may_return(*caller_done_)) return;
   caller_done_ = nullptr;
   wake_caller_ = true;
 }
 
-void CpuBackend::Mutex::lock() {
+void RealBackend::Mutex::lock() {
   // Critical sections are short (a report, an issued op): a thread that finds the mutex
   // held spins a little before sleeping in the kernel, which would cost the holder a futex
   // wake-up on unlock, and the sleeper microseconds to wake.
@@ -420,7 +420,7 @@ void CpuBackend::Mutex::lock() {
   backend_.mutex_.lock();
 }
 
-void CpuBackend::unlock_and_wake() {
+void RealBackend::unlock_and_wake() {
   if (to_wake_.empty() && !wake_caller_) {
     mutex_.unlock();
     return;
@@ -446,11 +446,11 @@ void CpuBackend::unlock_and_wake() {
   }
 }
 
-void CpuBackend::run_until_idle() {
+void RealBackend::run_until_idle() {
   run_until([] { return false; });
 }
 
-void CpuBackend::run_until(const std::function<bool()>& done) {
+void RealBackend::run_until(const std::function<bool()>& done) {
   std::unique_lock lock(completion_mutex_);
   if (sink_ == nullptr) return;
   for (;;) {
@@ -493,12 +493,12 @@ void CpuBackend::run_until(const std::function<bool()>& done) {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
-std::string CpuBackend::disk_note() const {
+std::string RealBackend::disk_note() const {
   std::lock_guard lock(mutex_);
   return disk_note_;
 }
 
-std::size_t CpuBackend::worker_count() const {
+std::size_t RealBackend::worker_count() const {
   std::lock_guard lock(mutex_);
   std::size_t n = 0;
   for (const auto& w : workers_) n += w ? 1 : 0;

@@ -3,7 +3,7 @@
 // utilization, the busiest link, peak memory, how busy each lane was; and the same for a
 // time range (the GUI's range selection).
 //
-//   RunSummary s = summarize_run(trace);
+//   TraceSummary s = summarize_trace(trace);
 //   // 480 MB over a 16 GB/s link direction in a 60 ms run: s.links[0].utilization == 0.5
 #pragma once
 
@@ -36,7 +36,7 @@ struct DevicePeakMemory {
   double peak_bytes = 0;
 };
 
-struct RunSummary {
+struct TraceSummary {
   double makespan_s = 0;
   double bytes_moved = 0;        ///< sum of bytes over ops that move data (copies and disk I/O)
   std::vector<LinkUsage> links;  ///< link lanes, in lane order
@@ -67,10 +67,10 @@ struct RangeSummary {
 /// An op moves data when it has a peer (copies, disk reads and writes).
 bool moves_data(const TraceOp& op);
 
-RunSummary summarize_run(const Trace& trace);
+TraceSummary summarize_trace(const Trace& trace);
 /// A few lines for a terminal: makespan, bytes moved, busiest link, each link direction's
 /// bytes / busy time / utilization, peak memory. Ends with a newline.
-std::string format_run_summary(const RunSummary& summary);
+std::string format_trace_summary(const TraceSummary& summary);
 /// Summary of [start_ns, end_ns); an empty or inverted range gives zero fractions, no gaps.
 RangeSummary summarize_range(const Trace& trace, TimeNs start_ns, TimeNs end_ns);
 

@@ -1,4 +1,4 @@
-// The CPU backend behind the shared scheduler: dependencies respected on a large random DAG,
+// The real backend behind the shared scheduler: dependencies respected on a large random DAG,
 // real host busy time, real file I/O, kernel errors surfacing on the calling thread.
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine/exec/cpu_backend.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "engine/scheduler.hpp"
@@ -73,10 +73,10 @@ OpGraph random_dag(std::size_t ops, std::uint32_t seed) {
   return g;
 }
 
-TEST(ExecCpuBackend, RandomDagOf100kOpsRespectsEveryDependency) {
+TEST(ExecRealBackend, RandomDagOf100kOpsRespectsEveryDependency) {
   const Machine m = two_cpu_machine();
   const OpGraph g = random_dag(100'000, 7);
-  CpuBackend backend;
+  RealBackend backend;
   Scheduler s(m, g, backend);
   s.submit_all();
   s.run();
@@ -84,12 +84,12 @@ TEST(ExecCpuBackend, RandomDagOf100kOpsRespectsEveryDependency) {
   EXPECT_GE(backend.worker_count(), 4u);  // compute and memcpy streams on both CPUs ran work
 }
 
-TEST(ExecCpuBackend, RandomDagWithEveryOpOnAWorkerThread) {
+TEST(ExecRealBackend, RandomDagWithEveryOpOnAWorkerThread) {
   const Machine m = two_cpu_machine();
   const OpGraph g = random_dag(20'000, 11);
-  CpuBackendOptions options;
+  RealBackendOptions options;
   options.inline_noops = false;
-  CpuBackend backend(nullptr, options);
+  RealBackend backend(nullptr, options);
   Scheduler s(m, g, backend);
   s.submit_all();
   s.run();
@@ -101,7 +101,7 @@ TEST(ExecCpuBackend, RandomDagWithEveryOpOnAWorkerThread) {
 // Each kernel checks that its predecessors' kernels ran. The flags are plain bytes: a
 // successor started without a happens-before edge from its predecessors is also a data race
 // that ThreadSanitizer reports.
-void expect_kernels_see_their_predecessors(const OpGraph& g, CpuBackendOptions options,
+void expect_kernels_see_their_predecessors(const OpGraph& g, RealBackendOptions options,
                                            SchedulerOptions scheduler_options = {}) {
   const Machine m = two_cpu_machine();
   const auto predecessors = g.predecessor_lists();
@@ -115,7 +115,7 @@ void expect_kernels_see_their_predecessors(const OpGraph& g, CpuBackendOptions o
       ran[id] = 1;
     });
   }
-  CpuBackend backend(&kernels, options);
+  RealBackend backend(&kernels, options);
   Scheduler s(m, g, backend, scheduler_options);
   s.submit_all();
   s.run();
@@ -124,25 +124,25 @@ void expect_kernels_see_their_predecessors(const OpGraph& g, CpuBackendOptions o
   expect_dependencies_respected(g, s);
 }
 
-TEST(ExecCpuBackend, WorkersRunSuccessorsOfARandomDagInOrder) {
+TEST(ExecRealBackend, WorkersRunSuccessorsOfARandomDagInOrder) {
   const OpGraph g = random_dag(20'000, 13);
   for (bool pipeline : {true, false}) {
     SCOPED_TRACE(pipeline ? "pipelined streams" : "one op per stream at a time");
-    CpuBackendOptions options;
+    RealBackendOptions options;
     options.inline_noops = false;
     options.pipeline_streams = pipeline;
     expect_kernels_see_their_predecessors(g, options);
   }
 }
 
-TEST(ExecCpuBackend, WorkersRunSuccessorsUnderAnInFlightWindow) {
+TEST(ExecRealBackend, WorkersRunSuccessorsUnderAnInFlightWindow) {
   const OpGraph g = random_dag(5'000, 17);
-  CpuBackendOptions options;
+  RealBackendOptions options;
   options.inline_noops = false;
   expect_kernels_see_their_predecessors(g, options, SchedulerOptions{.max_in_flight = 3});
 }
 
-TEST(ExecCpuBackend, AChainRunsInOrderOnOneWorker) {
+TEST(ExecRealBackend, AChainRunsInOrderOnOneWorker) {
   // A successor on the finishing worker's own stream is that worker's next op.
   OpGraph g;
   Op op;
@@ -154,11 +154,11 @@ TEST(ExecCpuBackend, AChainRunsInOrderOnOneWorker) {
     const OpId id = g.add(op, "link");
     if (i > 0) g.add_dependency(id - 1, id);
   }
-  CpuBackendOptions options;
+  RealBackendOptions options;
   options.inline_noops = false;
   expect_kernels_see_their_predecessors(g, options);
   const Machine m = two_cpu_machine();
-  CpuBackend backend(nullptr, options);
+  RealBackend backend(nullptr, options);
   Scheduler s(m, g, backend);
   s.submit_all();
   s.run();
@@ -166,7 +166,7 @@ TEST(ExecCpuBackend, AChainRunsInOrderOnOneWorker) {
   EXPECT_EQ(backend.worker_count(), 1u);
 }
 
-TEST(ExecCpuBackend, MixedOpsMeetOnWorkersInlineAndTheCallerThread) {
+TEST(ExecRealBackend, MixedOpsMeetOnWorkersInlineAndTheCallerThread) {
   // No-ops complete inline (queued by the worker's launch, reported after its report), host
   // dispatch runs on the thread in run() (woken by the worker that launched it), the rest
   // on workers; with a blocking (non-polling) caller.
@@ -195,9 +195,9 @@ TEST(ExecCpuBackend, MixedOpsMeetOnWorkersInlineAndTheCallerThread) {
   }
   const Machine m = two_cpu_machine();
   for (bool caller_polls : {false, true}) {
-    CpuBackendOptions options;
+    RealBackendOptions options;
     options.caller_polls = caller_polls;
-    CpuBackend backend(nullptr, options);
+    RealBackend backend(nullptr, options);
     Scheduler s(m, g, backend);
     s.submit_all();
     s.run();
@@ -205,7 +205,7 @@ TEST(ExecCpuBackend, MixedOpsMeetOnWorkersInlineAndTheCallerThread) {
   }
 }
 
-TEST(ExecCpuBackend, OpsOnDifferentStreamsRunAtTheSameTime) {
+TEST(ExecRealBackend, OpsOnDifferentStreamsRunAtTheSameTime) {
   // Each kernel waits until the other has started: serialised execution would time out.
   const Machine m = frontend::host_machine();
   OpGraph g;
@@ -229,7 +229,7 @@ TEST(ExecCpuBackend, OpsOnDifferentStreamsRunAtTheSameTime) {
   KernelTable kernels;
   kernels.set(a, rendezvous);
   kernels.set(b, rendezvous);
-  CpuBackend backend(&kernels);
+  RealBackend backend(&kernels);
   Scheduler s(m, g, backend);
   s.submit_all();
   s.run();
@@ -241,7 +241,7 @@ TEST(ExecCpuBackend, OpsOnDifferentStreamsRunAtTheSameTime) {
 // Each CPU stream's worker runs on the core pinned_core() names (the simulator gives the
 // stream that core's speed), the rest float over every CPU the process may use; with
 // pin_streams off, every worker floats.
-TEST(ExecCpuBackend, WorkersRunOnTheCoresTheirStreamsArePinnedTo) {
+TEST(ExecRealBackend, WorkersRunOnTheCoresTheirStreamsArePinnedTo) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
@@ -281,9 +281,9 @@ TEST(ExecCpuBackend, WorkersRunOnTheCoresTheirStreamsArePinnedTo) {
         for (int c = 0; c < CPU_SETSIZE; ++c)
           if (CPU_ISSET(c, &mine)) ran_on[id].push_back(c);
       });
-    CpuBackendOptions options;
+    RealBackendOptions options;
     options.pin_streams = pin;
-    CpuBackend backend(&kernels, options);
+    RealBackend backend(&kernels, options);
     Scheduler s(m, g, backend);
     s.submit_all();
     s.run();
@@ -299,7 +299,7 @@ TEST(ExecCpuBackend, WorkersRunOnTheCoresTheirStreamsArePinnedTo) {
   }
 }
 
-TEST(ExecCpuBackend, HostDispatchIsRealBusyTime) {
+TEST(ExecRealBackend, HostDispatchIsRealBusyTime) {
   const Machine m = frontend::host_machine();
   OpGraph g;
   Op op;
@@ -309,7 +309,7 @@ TEST(ExecCpuBackend, HostDispatchIsRealBusyTime) {
   const OpId a = g.add(op, "dispatch a");
   const OpId b = g.add(op, "dispatch b");
   g.add_dependency(a, b);
-  CpuBackend backend;
+  RealBackend backend;
   Scheduler s(m, g, backend);
   s.submit_all();
   s.run();
@@ -318,7 +318,7 @@ TEST(ExecCpuBackend, HostDispatchIsRealBusyTime) {
   EXPECT_GE(s.makespan_ns(), 6'000'000);
 }
 
-TEST(ExecCpuBackend, KernelsRunWithTheirDataAndErrorsReachTheCaller) {
+TEST(ExecRealBackend, KernelsRunWithTheirDataAndErrorsReachTheCaller) {
   const Machine m = frontend::host_machine();
   OpGraph g;
   Op op;
@@ -332,7 +332,7 @@ TEST(ExecCpuBackend, KernelsRunWithTheirDataAndErrorsReachTheCaller) {
   int value = 0;
   kernels.set(a, [&value] { value = 42; });
   kernels.set(b, [] { throw std::runtime_error("kernel failed"); });
-  CpuBackend backend(&kernels);
+  RealBackend backend(&kernels);
   Scheduler s(m, g, backend);
   s.submit_all();
   EXPECT_THROW(s.run(), std::runtime_error);
@@ -340,7 +340,7 @@ TEST(ExecCpuBackend, KernelsRunWithTheirDataAndErrorsReachTheCaller) {
   EXPECT_FALSE(kernels.has(a));  // moved out at launch
 }
 
-TEST(ExecCpuBackend, DiskOpsWriteAndReadARealFile) {
+TEST(ExecRealBackend, DiskOpsWriteAndReadARealFile) {
   const Machine m = frontend::host_machine();
   const DeviceId disk = *m.find_device("disk0");
   OpGraph g;
@@ -360,9 +360,9 @@ TEST(ExecCpuBackend, DiskOpsWriteAndReadARealFile) {
   random_read.bytes = 64 * 4096;
   const OpId rr = g.add(random_read, "64 random 4 KiB reads");
   g.add_dependency(r, rr);
-  CpuBackendOptions options;
+  RealBackendOptions options;
   options.scratch_dir = OPSIM_BINARY_DIR;
-  CpuBackend backend(nullptr, options);
+  RealBackend backend(nullptr, options);
   Scheduler s(m, g, backend);
   s.submit_all();
   s.run();
@@ -374,7 +374,7 @@ TEST(ExecCpuBackend, DiskOpsWriteAndReadARealFile) {
   // Scratch files are removed when the backend goes away.
 }
 
-TEST(ExecCpuBackend, BlasThreadsAreSplitAcrossComputeStreams) {
+TEST(ExecRealBackend, BlasThreadsAreSplitAcrossComputeStreams) {
   const Machine m = frontend::host_machine();
   OpGraph g;
   Op op;
@@ -383,9 +383,9 @@ TEST(ExecCpuBackend, BlasThreadsAreSplitAcrossComputeStreams) {
   op.device = 0;
   op.flops = 2.0 * 64 * 64 * 64;
   g.add(op, "gemm");
-  CpuBackendOptions options;
+  RealBackendOptions options;
   options.blas_threads = 1;
-  CpuBackend backend(nullptr, options);
+  RealBackend backend(nullptr, options);
   Scheduler s(m, g, backend);
   s.submit_all();
   s.run();

@@ -1,4 +1,4 @@
-#include "engine/run_summary.hpp"
+#include "engine/trace_summary.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -53,8 +53,8 @@ bool moves_data(const TraceOp& op) {
   return !op.peer.empty();
 }
 
-RunSummary summarize_run(const Trace& trace) {
-  RunSummary summary;
+TraceSummary summarize_trace(const Trace& trace) {
+  TraceSummary summary;
   const TimeNs makespan_ns = trace.makespan_ns();
   summary.makespan_s = ns_to_seconds(makespan_ns);
   for (const TraceOp& op : trace.ops) {
@@ -115,7 +115,7 @@ RunSummary summarize_run(const Trace& trace) {
   return summary;
 }
 
-std::string format_run_summary(const RunSummary& s) {
+std::string format_trace_summary(const TraceSummary& s) {
   std::string out =
       "makespan " + format_seconds(s.makespan_s) + ", moved " + format_bytes(s.bytes_moved) + "\n";
   if (!s.busiest_link.empty()) {

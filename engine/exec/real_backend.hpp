@@ -11,7 +11,7 @@
 // run_until() only waits, runs host-dispatch ops and rethrows kernel errors.
 //
 //   KernelTable kernels;                  // real data: per-op closures (optional)
-//   CpuBackend backend(&kernels);
+//   RealBackend backend(&kernels);
 //   Scheduler scheduler(machine, graph, backend);
 //   scheduler.submit_all();
 //   scheduler.run();                      // wall-clock start/end per op, ns since prepare()
@@ -44,7 +44,7 @@ std::vector<int> allowed_cpus();
 /// Lets the calling thread run on `cpus` only (best effort).
 void run_on(const std::vector<int>& cpus);
 
-struct CpuBackendOptions {
+struct RealBackendOptions {
   /// Where disk ops put their scratch files; empty: the system temp directory.
   std::string scratch_dir;
   /// Threads per OpenBLAS call; 0: hardware threads / compute streams of the first CPU.
@@ -73,12 +73,12 @@ struct CpuBackendOptions {
   std::shared_ptr<GpuRuntime> gpu_runtime;
 };
 
-class CpuBackend final : public Backend {
+class RealBackend final : public Backend {
  public:
-  explicit CpuBackend(KernelTable* kernels = nullptr, CpuBackendOptions options = {});
-  ~CpuBackend() override;
-  CpuBackend(const CpuBackend&) = delete;
-  CpuBackend& operator=(const CpuBackend&) = delete;
+  explicit RealBackend(KernelTable* kernels = nullptr, RealBackendOptions options = {});
+  ~RealBackend() override;
+  RealBackend(const RealBackend&) = delete;
+  RealBackend& operator=(const RealBackend&) = delete;
 
   std::string_view name() const override { return "real"; }
   void prepare(const Machine& machine, const OpGraph& graph, const StreamTable& streams,
@@ -114,13 +114,13 @@ class CpuBackend final : public Backend {
   // mutex_, plus the wake-ups that launches deferred until it is released.
   class Mutex final : public CompletionMutex {
    public:
-    explicit Mutex(CpuBackend& backend) : backend_(backend) {}
+    explicit Mutex(RealBackend& backend) : backend_(backend) {}
     void lock() override;
     void unlock() override { backend_.unlock_and_wake(); }
 
    private:
     static constexpr int kLockSpins = 128;
-    CpuBackend& backend_;
+    RealBackend& backend_;
   };
 
   Worker& worker_for(StreamIndex stream);
@@ -137,7 +137,7 @@ class CpuBackend final : public Backend {
   void unlock_and_wake();
 
   KernelTable* kernels_;
-  CpuBackendOptions options_;
+  RealBackendOptions options_;
   const StreamTable* streams_ = nullptr;
   std::chrono::steady_clock::time_point t0_;
 
