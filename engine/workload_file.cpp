@@ -2,33 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "common/edit_distance.hpp"
 #include "common/input_error.hpp"
+#include "common/input_file.hpp"
+#include "engine/json_input.hpp"
 #include "hw_models/units.hpp"
 
 namespace opsim {
 namespace {
 
 using nlohmann::json;
-
-std::string line_col_of(std::string_view text, std::size_t byte) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
-}
 
 std::string suggestion(std::string_view word, const std::vector<std::string>& choices) {
   std::string best;
@@ -41,6 +30,19 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ch
     }
   }
   return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+// The largest values a workload may give; a simulated time that still leaves int64
+// nanoseconds is refused by the simulator, naming the op.
+constexpr double kMostBytes = 9007199254740992.0;  // 2^53
+constexpr double kMostQuantity = 1e30;             // flops, seconds: beyond any real op
+constexpr double kMostGemmSide = 1 << 30;
+
+std::string shortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", value);
+  if (std::strtod(text, nullptr) != value) std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
 }
 
 // Reads one op object, reporting errors at "FILE: ops[i] ('name')".
@@ -103,7 +105,7 @@ class OpReader {
   // A quantity: a number in base units or a string with units. Must be finite and >= 0
   // (> 0 where `positive`).
   double quantity(const char* key, std::optional<double> (*parse)(std::string_view), bool required,
-                  bool positive, double fallback = 0) const {
+                  bool positive, double fallback = 0, double most = kMostQuantity) const {
     const json* value = find(key);
     if (!value) {
       if (required) fail(std::string("missing '") + key + "'");
@@ -124,7 +126,17 @@ class OpReader {
     if (!std::isfinite(number) || number < 0)
       fail(std::string("'") + key + "' must be finite and >= 0");
     if (positive && number <= 0) fail(std::string("'") + key + "' must be > 0");
+    if (number > most) fail(std::string("'") + key + "' must be at most " + shortest(most));
     return number;
+  }
+
+  // A byte count: a whole number from 0 (1 where `positive`) to 2^53, the largest that a
+  // double holds exactly.
+  double byte_count(const char* key, bool required, bool positive) const {
+    const double bytes = quantity(key, parse_bytes, required, positive, 0, kMostBytes);
+    if (bytes != std::floor(bytes))
+      fail(std::string("'") + key + "' must be a whole number of bytes, got " + shortest(bytes));
+    return bytes;
   }
 
   const std::string& place() const { return place_; }
@@ -175,8 +187,9 @@ Op read_op(const OpReader& r, const std::string& kind) {
       const char* names[3] = {"m", "n", "k"};
       for (int i = 0; i < 3; ++i) {
         auto it = gemm->find(names[i]);
-        if (it == gemm->end() || !it->is_number() || !(it->get<double>() > 0))
-          r.fail(std::string("'gemm.") + names[i] + "' must be a number > 0");
+        if (it == gemm->end() || !it->is_number() || !(it->get<double>() >= 1) ||
+            it->get<double>() > kMostGemmSide || it->get<double>() != std::floor(it->get<double>()))
+          r.fail(std::string("'gemm.") + names[i] + "' must be a whole number from 1 to 2^30");
         dims[i] = it->get<double>();
       }
       for (const auto& [key, value] : gemm->items()) {
@@ -189,28 +202,28 @@ Op read_op(const OpReader& r, const std::string& kind) {
         r.fail("give either 'gemm' or 'flops'/'bytes', not both");
     } else {
       op.flops = r.quantity("flops", parse_plain, false, false);
-      op.bytes = r.quantity("bytes", parse_bytes, false, false);
+      op.bytes = r.byte_count("bytes", false, false);
     }
   } else if (kind == "copy") {
     r.allow_keys({"from", "to", "bytes"});
     op.kind = OpKind::kCopy;
     op.device = r.device("from", {DeviceKind::kCpu, DeviceKind::kGpu});
     op.peer = r.device("to", {DeviceKind::kCpu, DeviceKind::kGpu});
-    op.bytes = r.quantity("bytes", parse_bytes, true, true);
+    op.bytes = r.byte_count("bytes", true, true);
   } else if (kind == "disk_read" || kind == "disk_write") {
     const bool read = kind == "disk_read";
     r.allow_keys({"disk", read ? "to" : "from", "bytes", "pattern", "block"});
     op.kind = read ? OpKind::kDiskRead : OpKind::kDiskWrite;
     op.device = r.device("disk", {DeviceKind::kDisk});
     op.peer = r.device(read ? "to" : "from", {DeviceKind::kCpu, DeviceKind::kGpu});
-    op.bytes = r.quantity("bytes", parse_bytes, true, true);
+    op.bytes = r.byte_count("bytes", true, true);
     const std::string pattern = r.text("pattern", false);
     if (pattern == "random")
       op.pattern = AccessPattern::kRandom;
     else if (!pattern.empty() && pattern != "sequential")
       r.fail("'pattern' must be 'sequential' or 'random'");
     if (op.pattern == AccessPattern::kRandom) {
-      const double block = r.quantity("block", parse_bytes, true, true);
+      const double block = r.byte_count("block", true, true);
       if (block > 4294967295.0) r.fail("'block' must be below 4 GiB");
       op.block_bytes = static_cast<std::uint32_t>(block);
     } else if (r.find("block")) {
@@ -230,9 +243,37 @@ Op read_op(const OpReader& r, const std::string& kind) {
       r.fail("'stream' must be a whole number >= 0");
     op.stream = static_cast<std::int32_t>(stream->get<long long>());
   }
-  op.alloc_bytes = r.quantity("alloc", parse_bytes, false, false);
-  op.release_bytes = r.quantity("release", parse_bytes, false, false);
+  op.alloc_bytes = r.byte_count("alloc", false, false);
+  op.release_bytes = r.byte_count("release", false, false);
   return op;
+}
+
+// Per device: no op allocates more than the device's memory, and the ops release no more
+// than they allocate (what is released must have been allocated by some op before it).
+void check_memory_balance(const WorkloadFile& file, const Machine& machine, const OpGraph& graph) {
+  std::vector<double> allocated(machine.devices().size(), 0), released(allocated.size(), 0);
+  for (OpId id = 0; id < graph.size(); ++id) {
+    const Op& op = graph.op(id);
+    if (op.alloc_bytes == 0 && op.release_bytes == 0) continue;
+    const std::string place =
+        file.source + ": ops[" + std::to_string(id) + "] ('" + std::string(graph.name(id)) + "')";
+    const DeviceId on = op.result_device();
+    if (on >= machine.devices().size() || !machine.device(on).has_memory())
+      throw InputError(place + ": 'alloc'/'release' need an op whose result is in a CPU's or " +
+                       "GPU's memory");
+    const Device& device = machine.device(on);
+    const double capacity =
+        device.kind == DeviceKind::kGpu ? device.gpu.memory_bytes : device.cpu.dram.capacity_bytes;
+    if (capacity > 0 && op.alloc_bytes > capacity)
+      throw InputError(place + ": 'alloc' of " + format_bytes(op.alloc_bytes) + " exceeds " +
+                       device.name + "'s memory of " + format_bytes(capacity));
+    allocated[on] += op.alloc_bytes;
+    released[on] += op.release_bytes;
+  }
+  for (DeviceId d = 0; d < allocated.size(); ++d)
+    if (released[d] > allocated[d])
+      throw InputError(file.source + ": the ops release " + format_bytes(released[d]) + " on " +
+                       machine.device(d).name + " but allocate only " + format_bytes(allocated[d]));
 }
 
 }  // namespace
@@ -240,16 +281,7 @@ Op read_op(const OpReader& r, const std::string& kind) {
 WorkloadFile parse_workload_json(std::string_view text, std::string_view source) {
   WorkloadFile file;
   file.source = std::string(source);
-  try {
-    file.document = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 3, column 5: ".
-    const auto colon = what.find(": ", what.find("parse error"));
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw InputError(file.source + ":" + line_col_of(text, e.byte == 0 ? 0 : e.byte - 1) +
-                     ": invalid JSON: " + what);
-  }
+  file.document = parse_json_input(text, file.source);
   const json& doc = file.document;
   if (!doc.is_object())
     throw InputError(file.source + ": the top level must be an object with \"ops\"");
@@ -269,6 +301,13 @@ WorkloadFile parse_workload_json(std::string_view text, std::string_view source)
   } else {
     file.name = std::filesystem::path(file.source).stem().string();
   }
+  if (doc.contains("max_in_flight")) {
+    const json& window = doc["max_in_flight"];
+    if (!window.is_number_integer() || window.get<long long>() < 0 ||
+        window.get<long long>() > 1'000'000)
+      throw InputError(file.source +
+                       ": \"max_in_flight\" must be a whole number from 0 (no bound) to 1000000");
+  }
   if (doc.contains("topology")) {
     if (!doc["topology"].is_string())
       throw InputError(file.source + ": \"topology\" must be a string");
@@ -278,11 +317,7 @@ WorkloadFile parse_workload_json(std::string_view text, std::string_view source)
 }
 
 WorkloadFile load_workload_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open workload file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_workload_json(buffer.str(), path);
+  return parse_workload_json(read_input_file(path, "workload file"), path);
 }
 
 OpGraph build_workload_graph(const WorkloadFile& file, const Machine& machine) {
@@ -306,18 +341,20 @@ OpGraph build_workload_graph(const WorkloadFile& file, const Machine& machine) {
     const json* after = reader.find("after");
     if (!after) continue;
     if (!after->is_array()) reader.fail("'after' must be an array of op names");
-    std::vector<std::string> names;
-    for (const auto& [n, id] : by_name) names.push_back(n);
     for (const json& dependency : *after) {
       if (!dependency.is_string()) reader.fail("'after' must list op names (strings)");
-      const std::string before = dependency.get<std::string>();
+      const std::string& before = dependency.get_ref<const std::string&>();
       auto it = by_name.find(before);
-      if (it == by_name.end())
+      if (it == by_name.end()) {
+        std::vector<std::string> names;
+        for (const auto& [n, id] : by_name) names.push_back(n);
         reader.fail("'after': no op named '" + before + "'" + suggestion(before, names));
+      }
       if (it->second == i) reader.fail("an op cannot come after itself");
       graph.add_dependency(it->second, static_cast<OpId>(i));
     }
   }
+  check_memory_balance(file, machine, graph);
   graph.validate(machine, file.source);
   return graph;
 }

@@ -103,7 +103,31 @@ TEST(WorkloadFile, BadInputsGiveOneLinePlaceAndReason) {
        "missing 'block'"},
       {R"({"ops": [{"name": "a", "kind": "dispatch", "device": "cpu0"}]})", "missing 'seconds'"},
       {R"({"ops": [{"name": "a", "kind": "compute", "gemm": {"m": 0, "n": 1, "k": 1}}]})",
-       "'gemm.m' must be a number > 0"},
+       "'gemm.m' must be a whole number from 1 to 2^30"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "gemm": {"m": 1e19, "n": 1, "k": 1}}]})",
+       "'gemm.m' must be a whole number from 1 to 2^30"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "device": "cpu0", "flops": 1e400}]})",
+       "bad.json:1:70: invalid JSON: number overflow parsing '1e400'"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "flops": 1e31}]})",
+       "'flops' must be at most 1e+30"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "flops": 1, "flops": 2}]})",
+       "bad.json: ops[0]: key 'flops' appears twice"},
+      {R"({"ops": [], "ops": []})", "bad.json: the top level: key 'ops' appears twice"},
+      {R"({"ops": [{"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": 0.5}]})",
+       "'bytes' must be a whole number of bytes, got 0.5"},
+      {R"({"ops": [{"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": 1e30}]})",
+       "'bytes' must be at most 9007199254740992"},
+      {R"({"max_in_flight": -1, "ops": [{"name": "a", "kind": "compute"}]})",
+       "\"max_in_flight\" must be a whole number from 0"},
+      {R"({"max_in_flight": 2.5, "ops": [{"name": "a", "kind": "compute"}]})",
+       "\"max_in_flight\" must be a whole number from 0"},
+      {R"({"ops": [{"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": 8, "alloc": 1e15}]})",
+       "ops[0] ('a'): 'alloc' of 1 PB exceeds gpu0's memory of 16 GB"},
+      {R"({"ops": [{"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": 8, "release": 100}]})",
+       "bad.json: the ops release 100 B on gpu0 but allocate only 0 B"},
+      {"{\"ops\": [{\"name\": \"a\xff\", \"kind\": \"compute\"}]}",
+       "bad.json:1:21: invalid JSON: syntax error while parsing value - invalid string: ill-formed "
+       "UTF-8 byte; last read: '\"a\\xff'"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.json);
@@ -122,6 +146,22 @@ TEST(WorkloadFile, BadInputsGiveOneLinePlaceAndReason) {
 
 TEST(WorkloadFile, MissingFileIsAnInputError) {
   EXPECT_THROW(load_workload_file("/nonexistent/w.json"), InputError);
+}
+
+// A chain of 100k ops, each after the one before: loading is linear in the ops (it was
+// quadratic when every 'after' copied every op name); the time itself is a benchmark's job,
+// so this only checks that every dependency arrives.
+TEST(WorkloadFile, LongChainLoadsEveryDependency) {
+  std::string text = R"({"ops": [{"name": "op0", "kind": "compute", "device": "cpu0"})";
+  const int kOps = 100000;
+  for (int i = 1; i < kOps; ++i)
+    text += R"(, {"name": "op)" + std::to_string(i) +
+            R"(", "kind": "compute", "device": "cpu0", "after": ["op)" + std::to_string(i - 1) +
+            R"("]})";
+  text += "]}";
+  const OpGraph graph = build_workload_graph(parse_workload_json(text, "chain.json"), desktop());
+  EXPECT_EQ(graph.size(), static_cast<std::size_t>(kOps));
+  EXPECT_EQ(graph.dependency_count(), static_cast<std::size_t>(kOps - 1));
 }
 
 }  // namespace
