@@ -4,13 +4,16 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "common/input_error.hpp"
+#include "common/input_file.hpp"
+#include "engine/json_input.hpp"
 
 namespace opsim {
 
@@ -314,27 +317,6 @@ class TraceBuilder {
   std::vector<char> flow_seen_;
 };
 
-[[noreturn]] void throw_syntax_error(const json::parse_error& e, std::string_view text,
-                                     const std::string& source) {
-  // Turn the byte offset into line and column; nlohmann's message can span lines.
-  const std::size_t byte = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < byte; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  std::string what = e.what();
-  for (char& c : what) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                   ": invalid JSON (byte " + std::to_string(e.byte) + "): " + what);
-}
-
 // A scanner for the JSON opsim itself writes, several times faster than a general parser
 // on million-event files. It accepts only well-formed input of the expected shape and says
 // false otherwise; the caller then reads the file with the checked parser, whose messages
@@ -534,6 +516,28 @@ Key classify(const std::string& key) {
   }
 }
 
+// The keys of one object so far: a key given twice sends the file to the checked parser,
+// which refuses it with its place.
+class SeenKeys {
+ public:
+  bool first_time(Key kind, const std::string& key) {
+    if (kind != Key::kOther) {
+      const std::uint32_t bit = 1u << static_cast<int>(kind);
+      if (known_ & bit) return false;
+      known_ |= bit;
+      return true;
+    }
+    for (const std::string& seen : others_)
+      if (seen == key) return false;
+    others_.push_back(key);
+    return true;
+  }
+
+ private:
+  std::uint32_t known_ = 0;
+  std::vector<std::string> others_;
+};
+
 bool fast_args(FastScanner& in, FlatEvent& e) {
   if (!in.expect('{')) return false;
   if (in.peek_close('}')) return true;
@@ -541,8 +545,11 @@ bool fast_args(FastScanner& in, FlatEvent& e) {
   double number = 0;
   std::int64_t whole = 0;
   bool integer = false;
+  SeenKeys seen;
   for (bool done = false; !done;) {
     if (!in.string(key) || !in.expect(':')) return false;
+    const Key kind = classify(key);
+    if (!seen.first_time(kind, key)) return false;
     auto read_int = [&](std::int64_t& out, bool& has) {
       if (!in.number(number, whole, integer) || !integer) return false;
       out = whole;
@@ -555,7 +562,7 @@ bool fast_args(FastScanner& in, FlatEvent& e) {
       return true;
     };
     bool ok = true;
-    switch (classify(key)) {
+    switch (kind) {
       case Key::kOp:
         ok = read_int(e.op, e.has_op);
         break;
@@ -583,7 +590,7 @@ bool fast_args(FastScanner& in, FlatEvent& e) {
       case Key::kBytes:
       case Key::kFlops: {
         // An op's size, or a counter's value when its unit is "bytes" or "flops".
-        const bool bytes = classify(key) == Key::kBytes;
+        const bool bytes = kind == Key::kBytes;
         double& field = bytes ? e.bytes : e.flops;
         ok = in.number(field, whole, integer);
         (bytes ? e.has_bytes : e.has_flops) = true;
@@ -614,10 +621,13 @@ bool fast_event(FastScanner& in, FlatEvent& e) {
   double number = 0;
   std::int64_t whole = 0;
   bool integer = false;
+  SeenKeys seen;
   for (bool done = false; !done;) {
     if (!in.string(key) || !in.expect(':')) return false;
+    const Key kind = classify(key);
+    if (!seen.first_time(kind, key)) return false;
     bool ok = true;
-    switch (classify(key)) {
+    switch (kind) {
       case Key::kPh:
         ok = in.string(e.ph);
         break;
@@ -650,13 +660,15 @@ bool parse_fast(std::string_view text, TraceBuilder& builder) {
   if (!in.expect('{')) return false;
   std::string key;
   bool saw_events = false;
+  SeenKeys top_keys;
   FlatEvent event;
   for (bool done = false; !done;) {
-    if (!in.string(key) || !in.expect(':')) return false;
+    if (!in.string(key) || !in.expect(':') || !top_keys.first_time(Key::kOther, key)) return false;
     if (key == "otherData") {
       const char* start = in.position();
       if (!in.skip_value()) return false;
-      const json other = json::parse(start, in.position());
+      const json other =
+          parse_json_input(std::string_view(start, in.position() - start), "otherData");
       if (!other.is_object() || !other.contains("opsim")) return false;
       builder.meta(other["opsim"]);
     } else if (key == "traceEvents") {
@@ -675,6 +687,176 @@ bool parse_fast(std::string_view text, TraceBuilder& builder) {
   }
   return saw_events && in.at_end();
 }
+
+// The checked path: a SAX reader that builds one top-level value or one event at a time
+// and hands it over, so that a large file never sits in memory as one tree, in any key
+// order. Events that come before otherData (a file re-ordered by another tool) wait in a
+// list until it has been read. (nlohmann's callback parser, used before, rescanned the
+// whole event array after each kept event: quadratic in such files.)
+class TraceStream {
+ public:
+  TraceStream(TraceBuilder& builder, std::string_view text, const std::string& source)
+      : builder_(builder), text_(text), source_(source) {}
+
+  bool null() {
+    return scalar([](CheckedJsonBuilder& b) { return b.null(); });
+  }
+  bool boolean(bool v) {
+    return scalar([v](CheckedJsonBuilder& b) { return b.boolean(v); });
+  }
+  bool number_integer(json::number_integer_t v) {
+    return scalar([v](CheckedJsonBuilder& b) { return b.number_integer(v); });
+  }
+  bool number_unsigned(json::number_unsigned_t v) {
+    return scalar([v](CheckedJsonBuilder& b) { return b.number_unsigned(v); });
+  }
+  bool number_float(json::number_float_t v, const std::string& t) {
+    return scalar([&](CheckedJsonBuilder& b) { return b.number_float(v, t); });
+  }
+  bool string(std::string& v) {
+    return scalar([&](CheckedJsonBuilder& b) { return b.string(v); });
+  }
+  bool binary(json::binary_t& v) {
+    return scalar([&](CheckedJsonBuilder& b) { return b.binary(v); });
+  }
+  bool start_object(std::size_t size) {
+    return container_start(true, [size](CheckedJsonBuilder& b) { return b.start_object(size); });
+  }
+  bool start_array(std::size_t size) {
+    return container_start(false, [size](CheckedJsonBuilder& b) { return b.start_array(size); });
+  }
+  bool end_object() {
+    return container_end([](CheckedJsonBuilder& b) { return b.end_object(); });
+  }
+  bool end_array() {
+    return container_end([](CheckedJsonBuilder& b) { return b.end_array(); });
+  }
+  bool key(std::string& k) {
+    if (active_) return active_->key(k);
+    if (skip_depth_ > 0) return true;
+    // A key of the top-level object.
+    if (!top_keys_.insert(k).second)
+      throw InputError(source_ + ": the top level: key '" + k + "' appears twice");
+    top_key_ = k;
+    return true;
+  }
+  template <class Exception>
+  bool parse_error(std::size_t byte, const std::string& token, const Exception& error) {
+    throw_json_syntax_error(text_, source_, byte, token, error);
+  }
+
+  Trace finish() {
+    const Reader& r = builder_.reader();
+    if (!saw_top_object_)
+      r.fail("top level", "not a Chrome trace object (expected {\"traceEvents\": [...]})");
+    if (!builder_.has_meta()) r.fail("top level", "not an opsim trace (no otherData.opsim)");
+    if (!saw_events_) r.fail("top level", "missing \"traceEvents\" array");
+    for (std::size_t i = 0; i < early_events_.size(); ++i) builder_.event(early_events_[i], i);
+    return builder_.finish();
+  }
+
+ private:
+  enum class Part { kTop, kEvents };
+
+  template <class Event>
+  bool scalar(Event&& event) {
+    if (active_) return forward(event);
+    if (skip_depth_ > 0) return true;
+    if (depth_ == 0) not_an_object();
+    if (part_ == Part::kEvents) not_an_event();
+    if (top_key_ == "traceEvents")
+      builder_.reader().fail("top level", "\"traceEvents\" is not an array");
+    if (top_key_ == "otherData") begin_value(other_data_, "otherData");
+    return active_ ? forward(event) : true;
+  }
+
+  template <class Event>
+  bool container_start(bool is_object, Event&& event) {
+    if (active_) return forward(event);
+    if (skip_depth_ > 0) return ++skip_depth_, true;
+    if (depth_ == 0) {
+      if (!is_object) not_an_object();
+      saw_top_object_ = true;
+      return ++depth_, true;
+    }
+    if (part_ == Part::kEvents) {
+      if (!is_object) not_an_event();
+      event_ = json();
+      begin_value(event_, "traceEvents[" + std::to_string(events_seen_) + "]");
+      return forward(event);
+    }
+    if (top_key_ == "traceEvents") {
+      if (!is_object && !saw_events_) {
+        saw_events_ = true;
+        part_ = Part::kEvents;
+        return ++depth_, true;
+      }
+      builder_.reader().fail("top level", "\"traceEvents\" is not an array");
+    }
+    if (top_key_ == "otherData") {
+      begin_value(other_data_, "otherData");
+      return forward(event);
+    }
+    skip_depth_ = 1;
+    return true;
+  }
+
+  template <class Event>
+  bool container_end(Event&& event) {
+    if (active_) return forward(event);
+    if (skip_depth_ > 0) return --skip_depth_, true;
+    if (part_ == Part::kEvents) part_ = Part::kTop;
+    --depth_;
+    return true;
+  }
+
+  void begin_value(json& root, std::string place) {
+    builder_storage_.emplace(root, source_, std::move(place));
+    active_ = &*builder_storage_;
+  }
+
+  // Hands an event to the value being built; when that value is complete, hands it on.
+  template <class Event>
+  bool forward(Event&& event) {
+    const bool ok = event(*active_);
+    if (active_->depth() == 0) {
+      active_ = nullptr;
+      if (part_ == Part::kEvents) {
+        const std::size_t index = events_seen_++;
+        if (builder_.has_meta())
+          builder_.event(event_, index);
+        else
+          early_events_.push_back(std::move(event_));
+      } else if (other_data_.is_object() && other_data_.contains("opsim") && !builder_.has_meta()) {
+        builder_.meta(other_data_["opsim"]);
+      }
+    }
+    return ok;
+  }
+
+  [[noreturn]] void not_an_object() const {
+    builder_.reader().fail("top level",
+                           "not a Chrome trace object (expected {\"traceEvents\": [...]})");
+  }
+  [[noreturn]] void not_an_event() const {
+    builder_.reader().fail(Where("traceEvents", events_seen_), "expected a JSON object");
+  }
+
+  TraceBuilder& builder_;
+  std::string_view text_;
+  const std::string& source_;
+  std::optional<CheckedJsonBuilder> builder_storage_;
+  CheckedJsonBuilder* active_ = nullptr;  // building a top-level value or an event
+  int depth_ = 0;                         // containers open outside what is being built
+  int skip_depth_ = 0;                    // inside a top-level value nobody reads
+  Part part_ = Part::kTop;
+  std::set<std::string> top_keys_;
+  std::string top_key_;
+  bool saw_top_object_ = false, saw_events_ = false;
+  std::size_t events_seen_ = 0;
+  json other_data_, event_;
+  std::vector<json> early_events_;
+};
 
 }  // namespace
 
@@ -698,59 +880,14 @@ Trace parse_chrome_trace(std::string_view text, const std::string& source) {
     // fall through: the checked parser reports the problem with its place
   }
   TraceBuilder builder(source);
-  const Reader& r = builder.reader();
-  // Events are handed to the builder as soon as each is parsed and then dropped from the
-  // tree, once otherData.opsim is known (opsim writes it first); events seen before it are
-  // kept and handled afterwards.
-  std::string top_key;
-  std::size_t event_index = 0;
-  auto callback = [&](int depth, json::parse_event_t kind, json& parsed) {
-    if (depth == 1 && kind == json::parse_event_t::key) {
-      top_key = parsed.get<std::string>();
-    } else if (depth == 1 && kind == json::parse_event_t::object_end && top_key == "otherData") {
-      if (parsed.contains("opsim") && !builder.has_meta()) builder.meta(parsed["opsim"]);
-    } else if (depth == 2 && kind == json::parse_event_t::object_end && top_key == "traceEvents") {
-      const std::size_t index = event_index++;
-      if (builder.has_meta()) {
-        builder.event(parsed, index);
-        return false;  // handled: keep it out of the tree
-      }
-    } else if (depth == 2 && top_key == "traceEvents" &&
-               (kind == json::parse_event_t::value || kind == json::parse_event_t::array_start)) {
-      r.fail(Where("traceEvents", event_index), "expected a JSON object");
-    }
-    return true;
-  };
-  json doc;
-  try {
-    doc = json::parse(text, callback);
-  } catch (const json::parse_error& e) {
-    throw_syntax_error(e, text, source);
-  }
-  if (!doc.is_object()) {
-    r.fail("top level", "not a Chrome trace object (expected {\"traceEvents\": [...]})");
-  }
-  if (!builder.has_meta()) r.fail("top level", "not an opsim trace (no otherData.opsim)");
-  const auto events = doc.find("traceEvents");
-  if (events == doc.end() || !events->is_array()) {
-    r.fail("top level", "missing \"traceEvents\" array");
-  }
-  // Events that came before otherData (a file re-ordered by another tool) are still here.
-  std::size_t index = 0;
-  for (const json& event : *events) builder.event(event, index++);
-  return builder.finish();
+  TraceStream stream(builder, text, source);
+  json::sax_parse(text.begin(), text.end(), &stream);
+  return stream.finish();
 }
 
 Trace read_chrome_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError(path + ": cannot open trace file");
   // One read into one buffer: traces of a million spans are hundreds of megabytes.
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw InputError(path + ": cannot read trace file");
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.seekg(0);
-  if (!in.read(text.data(), size)) throw InputError(path + ": cannot read trace file");
-  return parse_chrome_trace(text, path);
+  return parse_chrome_trace(read_input_file(path, "trace file"), path);
 }
 
 }  // namespace opsim

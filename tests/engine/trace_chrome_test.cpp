@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -8,10 +9,10 @@
 #include <set>
 #include <sstream>
 
+#include "common/input_error.hpp"
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_rules.hpp"
 #include "engine/chrome_trace_writer.hpp"
-#include "common/input_error.hpp"
 #include "trace_test_support.hpp"
 
 namespace opsim {
@@ -267,13 +268,54 @@ TEST(ChromeTrace, ReaderRejectsGarbageWithPlace) {
   write_text(dir / "garbage.json", "{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n]}");
   const std::string message = error_of(dir / "garbage.json");
   EXPECT_EQ(message.rfind((dir / "garbage.json").string() + ":2:", 0), 0u) << message;
-  EXPECT_NE(message.find("invalid JSON (byte"), std::string::npos) << message;
+  EXPECT_NE(message.find(":2:14: invalid JSON: syntax error while parsing object key"),
+            std::string::npos)
+      << message;
   EXPECT_EQ(message.find('\n'), std::string::npos);
 
   write_text(dir / "empty.json", "");
   EXPECT_NE(error_of(dir / "empty.json").find("invalid JSON"), std::string::npos);
   EXPECT_NE(error_of(dir / "missing.json").find("missing.json: cannot open trace file"),
             std::string::npos);
+}
+
+TEST(ChromeTrace, ReaderRefusesWhatIsNotARegularFileWithoutBlocking) {
+  const fs::path dir = scratch_dir("chrome_not_regular");
+  const fs::path fifo = dir / "fifo.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of(fifo), fifo.string() + ": is a FIFO (named pipe), not a trace file");
+  EXPECT_EQ(error_of(dir), dir.string() + ": is a directory, not a trace file");
+  EXPECT_EQ(error_of("/dev/null"), "/dev/null: is a device, not a trace file");
+}
+
+TEST(ChromeTrace, ReaderRefusesKeysGivenTwice) {
+  const fs::path dir = scratch_dir("chrome_twice");
+  json doc = json::parse(to_chrome(test::hand_made_trace()));
+  std::string text = doc.dump();
+  // The same top-level key twice, and one key twice inside the third event.
+  write_text(dir / "top.json", "{\"otherData\": {}, " + text.substr(1));
+  EXPECT_EQ(error_of(dir / "top.json"),
+            (dir / "top.json").string() + ": the top level: key 'otherData' appears twice");
+  json& third = doc["traceEvents"][2];
+  std::string event = third.dump();
+  const std::string twice = "{\"ph\": \"X\", " + event.substr(1);
+  text = doc.dump();
+  text.replace(text.find(event), event.size(), twice);
+  write_text(dir / "event.json", text);
+  EXPECT_EQ(error_of(dir / "event.json"),
+            (dir / "event.json").string() +
+                ": traceEvents[2]: key 'ph' appears twice (each key once per object)");
+}
+
+// Another tool may write the events before otherData: the same trace, read the slow way.
+TEST(ChromeTrace, EventsBeforeOtherDataReadTheSame) {
+  const fs::path dir = scratch_dir("chrome_reordered");
+  const Trace trace = test::hand_made_trace();
+  const json doc = json::parse(to_chrome(trace));
+  const std::string text = "{\"traceEvents\": " + doc["traceEvents"].dump() +
+                           ", \"otherData\": " + doc["otherData"].dump() + "}";
+  EXPECT_FALSE(chrome_trace_reads_fast(text));
+  EXPECT_TRUE(parse_chrome_trace(text, "r.json") == trace);
 }
 
 TEST(ChromeTrace, ReaderRejectsOtherTools) {
