@@ -1,14 +1,19 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
+#include "common/input_error.hpp"
 #include "engine/atomic_file.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "engine/trace_files.hpp"
-#include "common/input_error.hpp"
 #include "trace_test_support.hpp"
 
 namespace opsim {
@@ -58,18 +63,108 @@ TEST(AtomicFile, MissingDirectoryThrowsNamingThePath) {
 }
 
 TEST(AtomicFile, FailedRenameKeepsTargetAndRemovesTemporary) {
-  // The target is a non-empty directory: rename() must fail, after the data was written.
+  // The target becomes a non-empty directory while the file is written: rename() fails.
   const fs::path dir = scratch_dir("atomic_rename");
+  AtomicFile file(dir / "target");
+  file.stream() << "would clobber";
   fs::create_directories(dir / "target");
   write_file_atomically(dir / "target" / "keep.txt", "kept");
   try {
-    write_file_atomically(dir / "target", "would clobber");
+    file.commit();
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("rename failed"), std::string::npos) << e.what();
   }
   EXPECT_EQ(entries(dir), 1u);
   EXPECT_EQ(slurp(dir / "target" / "keep.txt"), "kept");
+}
+
+TEST(AtomicFile, DirectoryAndBlockDeviceAreRefusedBeforeWriting) {
+  const fs::path dir = scratch_dir("atomic_refused");
+  fs::create_directories(dir / "out");
+  EXPECT_THROW(write_file_atomically(dir / "out", "x"), InputError);
+  EXPECT_EQ(entries(dir), 1u);
+  try {
+    check_output_path(dir / "out", "trace");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              (dir / "out").string() + ": cannot write trace: it is a directory");
+  }
+}
+
+TEST(AtomicFile, CheckOutputPathNamesAMissingDirectory) {
+  const fs::path dir = scratch_dir("atomic_check");
+  try {
+    check_output_path(dir / "missing" / "x.csv", "results");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "missing" / "x.csv").string() +
+                                         ": cannot write results: directory '" +
+                                         (dir / "missing").string() + "' does not exist");
+  }
+  EXPECT_NO_THROW(check_output_path(dir / "new.csv", "results"));
+  EXPECT_NO_THROW(check_output_path("/dev/stdout", "results"));
+  EXPECT_EQ(entries(dir), 0u);
+}
+
+TEST(AtomicFile, SymlinkWritesItsTargetAndStaysALink) {
+  const fs::path dir = scratch_dir("atomic_symlink");
+  write_file_atomically(dir / "victim.txt", "old");
+  fs::create_symlink("victim.txt", dir / "link.txt");
+  write_file_atomically(dir / "link.txt", "new");
+  EXPECT_TRUE(fs::is_symlink(dir / "link.txt"));
+  EXPECT_EQ(slurp(dir / "victim.txt"), "new");
+  EXPECT_EQ(entries(dir), 2u);
+}
+
+TEST(AtomicFile, FifoIsWrittenAsAStreamNotReplaced) {
+  const fs::path dir = scratch_dir("atomic_fifo");
+  const fs::path fifo = dir / "out.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = slurp(fifo); });
+  write_file_atomically(fifo, "through the pipe");
+  reader.join();
+  EXPECT_EQ(received, "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(entries(dir), 1u);
+}
+
+TEST(AtomicFile, TemporariesOfDeadProcessesAreRemovedByTheNextWrite) {
+  const fs::path dir = scratch_dir("atomic_stale");
+  // A process that died with its temporary still there (SIGKILL runs no cleanup).
+  const pid_t child = ::fork();
+  if (child == 0) {
+    AtomicFile file(dir / "big.json");
+    file.stream() << "half";
+    file.stream().flush();
+    ::kill(::getpid(), SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_EQ(entries(dir), 1u);  // the orphaned temporary
+  write_file_atomically(dir / "big.json", "whole");
+  EXPECT_EQ(entries(dir), 1u);
+  EXPECT_EQ(slurp(dir / "big.json"), "whole");
+}
+
+TEST(AtomicFile, SigtermRemovesTheTemporaryBeingWritten) {
+  const fs::path dir = scratch_dir("atomic_sigterm");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    AtomicFile file(dir / "out.json");
+    file.stream() << "half";
+    file.stream().flush();
+    ::kill(::getpid(), SIGTERM);
+    ::_exit(0);  // not reached: SIGTERM's default action ends the process
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_EQ(entries(dir), 0u);
 }
 
 TEST(AtomicFile, WriterThatThrowsMidwayDoesNotClobber) {
