@@ -1,0 +1,192 @@
+// The command line given what a careful user or an attacker would give it: every case
+// ends within its time limit with exit code 2, one line on stderr naming the file, the
+// place and the cause, and nothing left behind in the directory it ran in; and the inputs
+// that used to hang (a FIFO, a long chain) finish.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "tests/support/opsim_command.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using opsim::test::CommandResult;
+using opsim::test::slurp;
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// A copy of {"name": "a", ...} inside a one-op workload on desktop-1gpu.
+std::string one_op(const std::string& op) {
+  return R"({"topology": "desktop-1gpu", "ops": [)" + op + "]}";
+}
+
+struct BadCase {
+  const char* name;
+  std::function<void(const fs::path& dir)> prepare;  // writes the inputs into `dir`
+  const char* args;                                  // "opsim ARGS", run in `dir`
+  const char* expected;                              // part of the one line on stderr
+};
+
+void write_workload(const fs::path& dir, const std::string& text) {
+  write_text(dir / "w.json", text);
+}
+
+const BadCase kCases[] = {
+    {"fifo as workload", [](const fs::path& d) { ::mkfifo((d / "w.json").c_str(), 0600); },
+     "sim w.json", "w.json: is a FIFO (named pipe), not a workload file"},
+    {"directory as workload", [](const fs::path& d) { fs::create_directory(d / "w.json"); },
+     "sim w.json", "w.json: is a directory, not a workload file"},
+    {"device as workload", [](const fs::path&) {}, "sim /dev/zero",
+     "/dev/zero: is a device, not a workload file"},
+    {"number beyond a double",
+     [](const fs::path& d) {
+       write_workload(d, one_op(R"({"name": "a", "kind": "compute", "flops": 1e400})"));
+     },
+     "sim w.json", "w.json:1:80: invalid JSON: number overflow parsing '1e400'"},
+    {"key given twice",
+     [](const fs::path& d) {
+       write_workload(d, one_op(R"({"name": "a", "kind": "compute", "flops": 1, "flops": 2})"));
+     },
+     "sim w.json", "w.json: ops[0]: key 'flops' appears twice"},
+    {"half a byte",
+     [](const fs::path& d) {
+       write_workload(
+           d,
+           one_op(R"({"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": 0.5})"));
+     },
+     "sim w.json", "w.json: ops[0] ('a'): 'bytes' must be a whole number of bytes, got 0.5"},
+    {"bytes beyond 2^53",
+     [](const fs::path& d) {
+       write_workload(
+           d,
+           one_op(R"({"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": 1e30})"));
+     },
+     "sim w.json", "'bytes' must be at most 9007199254740992"},
+    {"negative window",
+     [](const fs::path& d) {
+       write_text(
+           d / "w.json",
+           R"({"topology": "desktop-1gpu", "max_in_flight": -1, "ops": [{"name": "a", "kind": "compute"}]})");
+     },
+     "sim w.json", "w.json: \"max_in_flight\" must be a whole number from 0"},
+    {"allocation beyond the GPU",
+     [](const fs::path& d) {
+       write_workload(
+           d,
+           one_op(
+               R"({"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": 8, "alloc": "1TB"})"));
+     },
+     "sim w.json", "w.json: ops[0] ('a'): 'alloc' of 1 TB exceeds gpu0's memory of 11 GB"},
+    {"release of what was never allocated",
+     [](const fs::path& d) {
+       write_workload(
+           d,
+           one_op(
+               R"({"name": "a", "kind": "copy", "from": "cpu0", "to": "gpu0", "bytes": 8, "release": "1MB"})"));
+     },
+     "sim w.json", "w.json: the ops release 1 MB on gpu0 but allocate only 0 B"},
+    {"ill-formed UTF-8",
+     [](const fs::path& d) {
+       write_workload(d, one_op("{\"name\": \"a\xff\", \"kind\": \"compute\"}"));
+     },
+     "sim w.json", "ill-formed UTF-8 byte; last read: '\"a\\xff'"},
+    {"GEMM side beyond 2^30",
+     [](const fs::path& d) {
+       write_workload(
+           d,
+           one_op(
+               R"({"name": "a", "kind": "compute", "device": "gpu0", "gemm": {"m": 1e19, "n": 1e19, "k": 1e19}})"));
+     },
+     "sim w.json", "'gemm.m' must be a whole number from 1 to 2^30"},
+    {"trace written over a directory",
+     [](const fs::path& d) {
+       write_workload(
+           d, one_op(R"({"name": "a", "kind": "compute", "device": "cpu0", "flops": 1e9})"));
+       fs::create_directory(d / "t.json");
+     },
+     "sim w.json --trace t.json", "t.json: cannot write: it is a directory"},
+};
+
+void PrintTo(const BadCase& c, std::ostream* out) {
+  *out << c.name;
+}
+
+// "fifo as workload" -> "fifo_as_workload": a test name, and a directory name the shell
+// takes without quotes.
+std::string identifier(const char* text) {
+  std::string out;
+  for (const char* p = text; *p; ++p)
+    out += std::isalnum(static_cast<unsigned char>(*p)) ? *p : '_';
+  return out;
+}
+
+class BadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInput, ExitsTwoWithOneLineAndLeavesNothingBehind) {
+  const BadCase& c = GetParam();
+  const fs::path dir = opsim::test::scratch_dir("opsim_bad_input") / identifier(c.name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  c.prepare(dir);
+  std::size_t before = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++before;
+  const CommandResult r = opsim::test::run_program("opsim", c.args, dir, "timeout 30");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(c.expected), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line:\n" << r.err;
+  std::size_t after = 0;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().filename() != "stdout" && entry.path().filename() != "stderr") ++after;
+  EXPECT_EQ(after, before) << "the run left files behind";
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                           return identifier(info.param.name);
+                         });
+
+// Inputs that used to take minutes finish: a 100k-op chain (10 MB) loads and simulates.
+TEST(BadInputBounds, HundredThousandOpChainFinishes) {
+  const fs::path dir = opsim::test::scratch_dir("opsim_bad_input") / "chain";
+  fs::create_directories(dir);
+  std::string text =
+      R"({"topology": "desktop-1gpu", "ops": [{"name": "op0", "kind": "compute", "device": "cpu0", "flops": 1e6})";
+  for (int i = 1; i < 100000; ++i)
+    text += R"(, {"name": "op)" + std::to_string(i) +
+            R"(", "kind": "compute", "device": "cpu0", "flops": 1e6, "after": ["op)" +
+            std::to_string(i - 1) + R"("]})";
+  write_text(dir / "chain.json", text + "]}");
+  const CommandResult r = opsim::test::run_program("opsim", "sim chain.json", dir, "timeout 60");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("100000 ops"), std::string::npos) << r.out;
+}
+
+// Outputs: a symlink writes its target and stays a link; /dev/stdout is written as a stream.
+TEST(BadInputOutputs, SymlinkAndStdoutAreWrittenThrough) {
+  const fs::path dir = opsim::test::scratch_dir("opsim_bad_input") / "outputs";
+  fs::create_directories(dir);
+  write_text(dir / "w.json",
+             one_op(R"({"name": "a", "kind": "compute", "device": "cpu0", "flops": 1e9})"));
+  write_text(dir / "victim.csv", "old");
+  fs::create_symlink("victim.csv", dir / "link.csv");
+  CommandResult r =
+      opsim::test::run_program("opsim", "sim w.json --csv link.csv", dir, "timeout 30");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.csv"));
+  EXPECT_NE(slurp(dir / "victim.csv").find("name,"), std::string::npos);
+  r = opsim::test::run_program("opsim", "sim w.json --format json --csv /dev/stdout", dir,
+                               "timeout 30");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("name,"), std::string::npos) << r.out;
+}
+
+}  // namespace
