@@ -92,7 +92,11 @@ class Reader {
   const std::string& source_;
 };
 
-TimeNs us_to_ns(double us) {
+// A timestamp in microseconds as integer nanoseconds; nothing when it would leave int64
+// (about 292 years) or is not finite.
+std::optional<TimeNs> us_to_ns(double us) {
+  constexpr double kMostUs = 9.2e15;
+  if (!std::isfinite(us) || std::fabs(us) > kMostUs) return std::nullopt;
   return static_cast<TimeNs>(std::llround(us * 1000.0));
 }
 
@@ -123,7 +127,9 @@ struct FlatEvent {
 // Builds the Trace as events arrive, so that a large file never has to exist as one JSON tree.
 class TraceBuilder {
  public:
-  explicit TraceBuilder(const std::string& source) : r_(source) {}
+  /// `text_bytes`: the size of the file, which bounds the counts its metadata may claim.
+  TraceBuilder(const std::string& source, std::size_t text_bytes)
+      : r_(source), text_bytes_(text_bytes) {}
 
   bool has_meta() const { return has_meta_; }
 
@@ -171,6 +177,12 @@ class TraceBuilder {
     if (op_count < 0 || dependency_count < 0 || link_span_count_ < 0) {
       r_.fail(mwhere, "negative count");
     }
+    // Each op, link span and half of a dependency is an event of more than 16 bytes: larger
+    // counts are not this file's, and would only exhaust memory.
+    const std::int64_t most = static_cast<std::int64_t>(text_bytes_ / 16) + 16;
+    if (op_count > most || dependency_count > most || link_span_count_ > most)
+      r_.fail(mwhere, "op_count, dependency_count or link_span_count is more than a file of " +
+                          std::to_string(text_bytes_) + " bytes can hold");
     trace_.ops.resize(static_cast<std::size_t>(op_count));
     op_seen_.assign(trace_.ops.size(), 0);
     trace_.dependencies.assign(static_cast<std::size_t>(dependency_count), {0, 0});
@@ -190,6 +202,7 @@ class TraceBuilder {
       const std::uint32_t lane = r_.index(args, "lane", trace_.lanes.size(), awhere);
       const TimeNs start_ns = r_.integer(args, "start_ns", awhere);
       const TimeNs end_ns = r_.integer(args, "end_ns", awhere);
+      if (start_ns < 0) r_.fail(where, "start_ns is negative");
       if (end_ns < start_ns) r_.fail(where, "end_ns is before start_ns");
       if (cat == "op") {
         if (op_seen_[op]) r_.fail(where, "op " + std::to_string(op) + " appears twice");
@@ -201,6 +214,9 @@ class TraceBuilder {
         t.peer = r_.string(args, "peer", awhere);
         t.bytes = r_.number(args, "bytes", awhere);
         t.flops = r_.number(args, "flops", awhere);
+        if (!(t.bytes >= 0) || !(t.flops >= 0) || !std::isfinite(t.bytes) ||
+            !std::isfinite(t.flops))
+          r_.fail(where, "bytes and flops must be finite and >= 0");
         t.lane = lane;
         t.start_ns = start_ns;
         t.end_ns = end_ns;
@@ -227,9 +243,12 @@ class TraceBuilder {
       }
       TraceCounter& counter = trace_.counters[it->second];
       const json& args = r_.field(event, "args", where);
-      counter.samples.push_back(
-          {us_to_ns(r_.number(event, "ts", where)),
-           r_.number(args, counter.unit.c_str(), Where("traceEvents", index, ".args"))});
+      const std::optional<TimeNs> at_ns = us_to_ns(r_.number(event, "ts", where));
+      if (!at_ns) r_.fail(where, "\"ts\" is outside what 64-bit nanoseconds hold");
+      const double value =
+          r_.number(args, counter.unit.c_str(), Where("traceEvents", index, ".args"));
+      if (!std::isfinite(value)) r_.fail(where, "counter value is not finite");
+      counter.samples.push_back({*at_ns, value});
     } else if (ph != "M") {
       r_.fail(where, "unexpected event phase \"" + ph + "\"");
     }
@@ -239,7 +258,8 @@ class TraceBuilder {
   // reject, so that the caller falls back to the checked path and its precise message.
   bool fast_event(const FlatEvent& e) {
     if (e.ph == "X") {
-      if (!e.has_op || !e.has_lane || !e.has_start || !e.has_end || e.end_ns < e.start_ns)
+      if (!e.has_op || !e.has_lane || !e.has_start || !e.has_end || e.start_ns < 0 ||
+          e.end_ns < e.start_ns)
         return false;
       if (e.op < 0 || static_cast<std::uint64_t>(e.op) >= trace_.ops.size()) return false;
       if (e.lane < 0 || static_cast<std::uint64_t>(e.lane) >= trace_.lanes.size()) return false;
@@ -247,6 +267,9 @@ class TraceBuilder {
       const auto lane = static_cast<std::uint32_t>(e.lane);
       if (e.cat == "op") {
         if (op_seen_[op] || !e.has_strings || !e.has_bytes || !e.has_flops) return false;
+        if (!(e.bytes >= 0) || !(e.flops >= 0) || !std::isfinite(e.bytes) ||
+            !std::isfinite(e.flops))
+          return false;
         op_seen_[op] = 1;
         TraceOp& t = trace_.ops[op];
         t.name = e.arg_name;
@@ -282,7 +305,9 @@ class TraceBuilder {
       if (it == counter_by_name_.end() || !e.has_ts) return false;
       TraceCounter& counter = trace_.counters[it->second];
       if (!e.has_value || e.value_key != counter.unit) return false;
-      counter.samples.push_back({us_to_ns(e.ts_us), e.value});
+      const std::optional<TimeNs> at_ns = us_to_ns(e.ts_us);
+      if (!at_ns || !std::isfinite(e.value)) return false;
+      counter.samples.push_back({*at_ns, e.value});
       return true;
     }
     return e.ph == "M";
@@ -312,6 +337,7 @@ class TraceBuilder {
   Trace trace_;
   bool has_meta_ = false;
   std::int64_t link_span_count_ = 0;
+  std::size_t text_bytes_ = 0;
   std::map<std::string, std::size_t> counter_by_name_;
   std::vector<char> op_seen_;
   std::vector<char> flow_seen_;
@@ -862,7 +888,7 @@ class TraceStream {
 
 bool chrome_trace_reads_fast(std::string_view text) {
   try {
-    TraceBuilder builder("check");
+    TraceBuilder builder("check", text.size());
     if (!parse_fast(text, builder)) return false;
     (void)builder.finish();
     return true;
@@ -874,12 +900,12 @@ bool chrome_trace_reads_fast(std::string_view text) {
 Trace parse_chrome_trace(std::string_view text, const std::string& source) {
   // Files opsim wrote take the fast path; anything else, or any problem, the checked one.
   try {
-    TraceBuilder fast(source);
+    TraceBuilder fast(source, text.size());
     if (parse_fast(text, fast)) return fast.finish();
   } catch (const std::exception&) {
     // fall through: the checked parser reports the problem with its place
   }
-  TraceBuilder builder(source);
+  TraceBuilder builder(source, text.size());
   TraceStream stream(builder, text, source);
   json::sax_parse(text.begin(), text.end(), &stream);
   return stream.finish();

@@ -318,6 +318,37 @@ TEST(ChromeTrace, EventsBeforeOtherDataReadTheSame) {
   EXPECT_TRUE(parse_chrome_trace(text, "r.json") == trace);
 }
 
+// Counts and times that would exhaust memory or leave int64 nanoseconds are refused.
+TEST(ChromeTrace, ReaderRefusesCountsAndTimesOutOfRange) {
+  const fs::path dir = scratch_dir("chrome_ranges");
+  const json doc = json::parse(to_chrome(test::hand_made_trace()));
+
+  json many = doc;
+  many["otherData"]["opsim"]["op_count"] = 1000000000000LL;
+  write_text(dir / "many.json", many.dump());
+  EXPECT_NE(error_of(dir / "many.json")
+                .find("otherData.opsim: op_count, dependency_count or "
+                      "link_span_count is more than a file of"),
+            std::string::npos)
+      << error_of(dir / "many.json");
+
+  json late = doc;
+  for (json& event : late["traceEvents"])
+    if (event["ph"] == "C") event["ts"] = 1e300;
+  write_text(dir / "late.json", late.dump());
+  EXPECT_NE(error_of(dir / "late.json").find("\"ts\" is outside what 64-bit nanoseconds hold"),
+            std::string::npos)
+      << error_of(dir / "late.json");
+
+  json negative = doc;
+  for (json& event : negative["traceEvents"])
+    if (event["ph"] == "X" && event["cat"] == "op") event["args"]["bytes"] = -1;
+  write_text(dir / "negative.json", negative.dump());
+  EXPECT_NE(error_of(dir / "negative.json").find("bytes and flops must be finite and >= 0"),
+            std::string::npos)
+      << error_of(dir / "negative.json");
+}
+
 TEST(ChromeTrace, ReaderRejectsOtherTools) {
   const fs::path dir = scratch_dir("chrome_foreign");
   write_text(dir / "chrome.json",
