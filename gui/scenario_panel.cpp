@@ -81,7 +81,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   wform->addRow(tr("Link bandwidth"), bandwidth_scale_);
   overrides_ = new QPlainTextEdit(whatif);
   overrides_->setPlaceholderText(
-      QStringLiteral("gpu0-sw0.bandwidth=8GB/s\ngpu1.flops=7TFLOPS"));
+      QStringLiteral("gpu0-sw0.bandwidth=8GB/s\ngpu1.fp32_peak=7TFLOPS"));
   overrides_->setToolTip(tr("One DEVICE_OR_LINK.FIELD=VALUE per line (--set)"));
   overrides_->setMaximumHeight(70);
   wform->addRow(tr("Overrides"), overrides_);

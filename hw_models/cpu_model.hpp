@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <utility>
 #include <vector>
 
 #include "hw_models/dram_model.hpp"
@@ -100,18 +99,16 @@ struct CpuModel {
   /// between measured points, the end points beyond them; DRAM bandwidth x efficiency when
   /// none were measured.
   double memory_pass_bytes_per_s(double bytes) const;
+  /// Seconds a compute op of `flops` and `bytes` holds one of compute_streams streams on a
+  /// core whose pass and GEMM speeds are these factors: the roofline at `efficiency`, where a
+  /// memory-bound pass (bytes > 0) first pays one DRAM first access, the cold access before
+  /// it streams at its working set's rate (what the calibration's pointer chase measures).
+  double op_time_s(double flops, double bytes, double pass_speed, double gemm_speed) const;
   /// Most bytes per second one memcpy thread copies when it copies `bytes`; 0: no limit.
   double copy_stream_bytes_per_s_for(double bytes) const;
   /// The DRAM bandwidth a copy of `bytes` takes per byte copied, relative to one of the
   /// largest size in copies_together_rates (that size's aggregate / this size's; 1 when empty).
   double copy_dram_use_per_byte(double bytes) const;
 };
-
-/// The four disk speeds beside compute by their topology key (YAML, what-if `--set`).
-inline constexpr std::pair<const char*, double CpuModel::*> kDiskSpeedBesideComputeFields[] = {
-    {"disk_read_speed_one_busy", &CpuModel::disk_read_speed_one_busy},
-    {"disk_read_speed_all_busy", &CpuModel::disk_read_speed_all_busy},
-    {"disk_write_speed_one_busy", &CpuModel::disk_write_speed_one_busy},
-    {"disk_write_speed_all_busy", &CpuModel::disk_write_speed_all_busy}};
 
 }  // namespace opsim

@@ -585,14 +585,8 @@ double SimBackend::compute_time_s(const Machine& machine, const Op& op, DeviceId
     // CPUs: one peak for every data type, no launch latency (a function call).
     // Each op runs on cores / compute_streams cores (CpuModel::compute_streams), so its
     // compute peak is that share; the CPU's host has one SimGrid core per stream.
-    // Memory-bound passes run at the rate measured for their working set (cache or DRAM);
-    // the roofline divides the bandwidth it is given by the efficiency, so undo that here.
-    const CpuModel& c = d.cpu;
-    const double streams = std::max(1, c.compute_streams);
-    const double memory_bytes_per_s =
-        c.memory_pass_bytes_per_s(op.bytes) * core_pass_speed / c.efficiency;
-    return roofline_time_s(op.flops, op.bytes, c.peak_flops_per_s() * core_gemm_speed / streams,
-                           memory_bytes_per_s, 0.0, c.efficiency);
+    // Memory-bound passes pay a DRAM first access, then stream (CpuModel::op_time_s).
+    return d.cpu.op_time_s(op.flops, op.bytes, core_pass_speed, core_gemm_speed);
   }
   throw std::invalid_argument("SimBackend: compute op placed on '" + d.name +
                               "', which is neither a CPU nor a GPU");
@@ -940,8 +934,8 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
         if (src.cpu.copy_stream_bytes_per_s_for(op.bytes) > 0)
           bytes_per_s = std::min(bytes_per_s, src.cpu.copy_stream_bytes_per_s_for(op.bytes));
         bytes_per_s *= m.core_speed(launch, &CpuModel::core_copy_speeds);
-        const double seconds = op.bytes / bytes_per_s;
-        if (seconds > 0)
+        const double seconds = src.cpu.dram.first_access_s + op.bytes / bytes_per_s;
+        if (op.bytes > 0)
           m.start_exec(slot, m.compute_host[op.device], seconds, m.exec_bound[op.device]);
         else
           m.delay_then_finish(slot, 0);
@@ -979,7 +973,10 @@ void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
                                    : dst.kind == DeviceKind::kGpu ? dst.gpu.copy_launch_s
                                                                   : 0.0;
       const double launch_s = launch_left_s(copy_launch_s, m.waited_s(launch));
-      m.start_op_flow(slot, m.routes[route].latency_s + launch_s);
+      // A host memcpy first pays a DRAM first access, as a memory-bound pass does.
+      const bool host_memcpy = op.device == op.peer && src.kind == DeviceKind::kCpu;
+      const double cold_s = host_memcpy ? src.cpu.dram.first_access_s : 0.0;
+      m.start_op_flow(slot, m.routes[route].latency_s + launch_s + cold_s);
       break;
     }
     case OpKind::kDiskRead:

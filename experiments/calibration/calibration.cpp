@@ -17,11 +17,11 @@
 #include <thread>
 #include <utility>
 
-#include "engine/exec/real_backend.hpp"
 #include "engine/exec/cpu_kernels.hpp"
 #include "engine/exec/disk_file.hpp"
 #include "engine/exec/gpu_runtime.hpp"
 #include "engine/exec/operand_pair.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "experiments/calibration/accuracy.hpp"
@@ -30,6 +30,8 @@
 
 namespace opsim::calibration {
 namespace {
+
+using M = MeasurementId;
 
 using Clock = std::chrono::steady_clock;
 
@@ -88,13 +90,9 @@ Plan plan_for(const CalibrationOptions& o) {
   return p;
 }
 
-// The every-core GEMM's size (a 1024 GEMM, ~20 ms here; the largest size when smaller) and
-// name.
+// The every-core GEMM's size (a 1024 GEMM, ~20 ms here; the largest size when smaller).
 std::size_t every_core_gemm_size(const Plan& p) {
   return std::min<std::size_t>(1024, p.gemm_sizes.back());
-}
-std::string every_core_gemm_name(const Plan& p) {
-  return "gemm " + std::to_string(every_core_gemm_size(p)) + " on every core at once";
 }
 
 double gemm_rate(std::size_t n, int threads, double min_s, double warm_s = 0) {
@@ -289,6 +287,19 @@ double chase_latency(std::size_t bytes, double min_s) {
   return 1.0 / per_s;
 }
 
+// The rates the profile takes from the chains, which the table shows as seconds per op.
+std::string sgemm_note(const GpuInputs& g) {
+  std::string sizes, rates;
+  for (const GemmRate& r : g.sgemm_rates) {
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.1f", r.flops_per_s / 1e12);
+    sizes += (sizes.empty() ? "" : "/") + std::to_string(static_cast<long>(r.n));
+    rates += (rates.empty() ? "" : " / ") + std::string(rate);
+  }
+  return "; SGEMM " + rates + " TFLOP/s at " + sizes + " (after the " +
+         std::to_string(static_cast<int>(std::lround(g.launch_s * 1e6))) + " us launch latency)";
+}
+
 }  // namespace
 
 // Why over every core: on a VM each vCPU may sit on a host core of its own with its own memory
@@ -323,10 +334,15 @@ bool Measurement::noisy() const {
   return spread > kNoisySpread;
 }
 
-const Measurement& CalibrationReport::get(const std::string& name) const {
+const Measurement* CalibrationReport::find(const MeasurementKey& key) const {
   for (const Measurement& m : measurements)
-    if (m.name == name) return m;
-  throw std::out_of_range("no measurement '" + name + "'");
+    if (m.key == key) return &m;
+  return nullptr;
+}
+
+const Measurement& CalibrationReport::get(const MeasurementKey& key) const {
+  if (const Measurement* m = find(key)) return *m;
+  throw std::out_of_range("no measurement '" + measurement_name(key) + "'");
 }
 
 ProfileInputs profile_inputs(const Machine& profile) {
@@ -528,11 +544,6 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
   return m;
 }
 
-// What a core's speed factor is named in a calibration: "<group> speed on core N".
-std::string core_speed_name(const std::string& group, int core) {
-  return group + " speed on core " + std::to_string(core);
-}
-
 // The parameters a calibration measures (the ones CalibrationOptions::only asks for) and the
 // state their samples share: scratch files, a frontend Context, every sample so far.
 struct Calibrator::State {
@@ -598,6 +609,13 @@ struct Calibrator::State {
   DiskFile& written_file();
   std::pair<double, double> sequential_read_beside(const std::function<void()>& foreground);
   CalibrationReport build(std::size_t first, std::size_t end) const;
+  // The steps of build(): each takes its group's measurements, where present, into `in`.
+  void take_gemm(const CalibrationReport& report, ProfileInputs& in) const;
+  void take_core_speeds(const CalibrationReport& report, MeasurementId id,
+                        std::vector<double>& speeds) const;
+  void take_memory(const CalibrationReport& report, ProfileInputs& in) const;
+  void take_disk(const CalibrationReport& report, ProfileInputs& in) const;
+  void take_gpu(CalibrationReport& report, GpuInputs& g) const;
 };
 
 Calibrator::State::State(const CalibrationOptions& o)
@@ -610,6 +628,7 @@ Calibrator::State::State(const CalibrationOptions& o)
   scratch_dir = options.scratch_dir;
 
   using Item = CalibrationItem;
+  using M = MeasurementId;
   // All threads first, then one: after a multi-threaded GEMM OpenBLAS's idle helper threads
   // spin for a while (up to 2^28 cycles) on the cores, so the next group, and the real runs
   // after a pass, should not follow one directly.
@@ -619,8 +638,9 @@ Calibrator::State::State(const CalibrationOptions& o)
   for (std::size_t n : plan.gemm_sizes)
     for (int t : thread_counts) {
       // One thread: on each core in turn (rate_over_cores), as a pinned compute stream runs.
-      items.push_back({"gemm " + std::to_string(n) + " x" + std::to_string(t) + " thread", "flop/s",
-                       [this, n, t, min_s = plan.min_s] {
+      const MeasurementKey key =
+          t > 1 ? MeasurementKey{M::kGemmAllThreads, n, t} : MeasurementKey{M::kGemmOneThread, n};
+      items.push_back({key, [this, n, t, min_s = plan.min_s] {
                          if (t > 1) return gemm_rate(n, t, min_s);
                          return over_cores(gemm_core_ratios, min_s, [&](double s, double warm_s) {
                            return gemm_rate(n, 1, s, warm_s);
@@ -629,24 +649,24 @@ Calibrator::State::State(const CalibrationOptions& o)
       // Every core running its own one-thread GEMM, as compute streams do: what each gets.
       // After a one-thread GEMM (see above).
       if (hw > 1 && n == every_core_gemm_size(plan) && t == 1)
-        items.push_back({every_core_gemm_name(plan), "flop/s", [n, hw = hw, min_s = plan.min_s] {
+        items.push_back({{M::kGemmEveryCore, n}, [n, hw = hw, min_s = plan.min_s] {
                            return gemm_every_core_rate(n, hw, min_s);
                          }});
     }
   if (hw > 1)
     for (int c = 0; c < hw; ++c)
-      items.push_back({core_speed_name("gemm", c), "fraction",
-                       [this, c] { return core_speed(gemm_core_ratios, c); }});
+      items.push_back(
+          {{M::kCoreSpeedGemm, 0, c}, [this, c] { return core_speed(gemm_core_ratios, c); }});
   const std::size_t memcpy_bytes = plan.memcpy_bytes;
   const double min_s = plan.min_s;
-  items.push_back({"memcpy 1 stream", "bytes/s", [this, memcpy_bytes, min_s] {
+  items.push_back({{M::kMemcpyOneStream}, [this, memcpy_bytes, min_s] {
                      return over_cores(copy_core_ratios, min_s, [&](double s, double warm_s) {
                        return memcpy_rate(memcpy_bytes, 1, s, warm_s);
                      });
                    }});
   items.push_back(
-      {"memcpy 2 streams", "bytes/s", [=] { return memcpy_rate(memcpy_bytes, 2, min_s, min_s); }});
-  items.push_back({"elementwise 1 thread", "bytes/s", [this, memcpy_bytes, min_s] {
+      {{M::kMemcpyTwoStreams}, [=] { return memcpy_rate(memcpy_bytes, 2, min_s, min_s); }});
+  items.push_back({{M::kElementwise}, [this, memcpy_bytes, min_s] {
                      return over_cores(pass_core_ratios, min_s, [&](double s, double warm_s) {
                        return elementwise_rate(memcpy_bytes, s, warm_s);
                      });
@@ -655,18 +675,17 @@ Calibrator::State::State(const CalibrationOptions& o)
   for (std::size_t mb : {2, 8, 32})
     if ((mb << 20) < memcpy_bytes) pass_sizes.push_back(mb << 20);
   for (std::size_t bytes : pass_sizes)
-    items.push_back(
-        {"elementwise " + std::to_string(bytes >> 20) + " MiB", "bytes/s", [this, bytes, min_s] {
-           return over_cores(pass_core_ratios, min_s, [&](double s, double warm_s) {
-             return elementwise_rate(bytes, s, warm_s);
-           });
-         }});
+    items.push_back({{M::kElementwiseBySize, bytes}, [this, bytes, min_s] {
+                       return over_cores(pass_core_ratios, min_s, [&](double s, double warm_s) {
+                         return elementwise_rate(bytes, s, warm_s);
+                       });
+                     }});
   // memcpy's rate is not one number: smaller copies run from cache, and glibc switches to
   // non-temporal stores above a threshold, either side of which a copy that misses the cache
   // runs at its own rate (memcpy_sizes.hpp). The simulator interpolates between the sizes.
   copy_sizes = memcpy_calibration_sizes(memcpy_bytes, memcpy_non_temporal_threshold_bytes());
   for (std::size_t bytes : copy_sizes)
-    items.push_back({memcpy_measurement_name(bytes), "bytes/s", [this, bytes, min_s] {
+    items.push_back({{M::kMemcpyOneStreamBySize, bytes}, [this, bytes, min_s] {
                        return over_cores(copy_core_ratios, min_s, [&](double s, double warm_s) {
                          return memcpy_rate(bytes, 1, s, warm_s);
                        });
@@ -676,58 +695,57 @@ Calibrator::State::State(const CalibrationOptions& o)
   // 2-vCPU VM), and the simulator shares the DRAM at the copies' own size's
   // (CpuModel::copies_together_rates).
   for (std::size_t bytes : copy_sizes)
-    items.push_back({memcpy_measurement_name(bytes, 2), "bytes/s",
+    items.push_back({{M::kMemcpyTwoStreamsBySize, bytes},
                      [bytes, min_s] { return memcpy_rate(bytes, 2, min_s, min_s); }});
   // Each core's speed, from the rates above measured there (no measuring of its own): the
   // executor pins streams to cores, and on a VM one vCPU copies at 0.7 x the other's.
   if (hw > 1)
-    for (const auto& [group, ratios] :
-         {std::pair{"elementwise", &pass_core_ratios}, std::pair{"memcpy", &copy_core_ratios}})
+    for (const auto& [id, ratios] : {std::pair{M::kCoreSpeedElementwise, &pass_core_ratios},
+                                     std::pair{M::kCoreSpeedMemcpy, &copy_core_ratios}})
       for (int c = 0; c < hw; ++c)
-        items.push_back({core_speed_name(group, c), "fraction",
-                         [this, ratios, c] { return core_speed(*ratios, c); }});
-  items.push_back({"dram first access", "s",
+        items.push_back({{id, 0, c}, [this, ratios, c] { return core_speed(*ratios, c); }});
+  items.push_back({{M::kDramFirstAccess},
                    [chase = plan.chase_bytes, min_s] { return chase_latency(chase, min_s); }});
 
   const std::uint64_t disk_bytes = plan.disk_bytes;
   // Sequential writes and reads go on from where the last ones ended, as the executor's do
   // (DiskFile::write_next, read_next): never the same bytes read twice in a row.
-  items.push_back({"disk sequential write", "bytes/s", [this, disk_bytes] {
+  items.push_back({{M::kDiskSequentialWrite}, [this, disk_bytes] {
                      DiskFile& f = written_file();
                      const auto s = Clock::now();
                      f.write_next(disk_bytes, 0);
                      return disk_bytes / seconds_since(s);
                    }});
-  items.push_back({"disk sequential read", "bytes/s", [this, disk_bytes] {
+  items.push_back({{M::kDiskSequentialRead}, [this, disk_bytes] {
                      DiskFile& f = disk();
                      const auto s = Clock::now();
                      f.read_next(disk_bytes, 0);
                      return disk_bytes / seconds_since(s);
                    }});
   const int random_count = plan.random_reads;
-  items.push_back({"disk random 4KiB read", "s",
+  items.push_back({{M::kDiskRandomRead},
                    [this, random_count] { return random_requests(random_count, false); }});
-  items.push_back({"disk random 4KiB write", "s",
+  items.push_back({{M::kDiskRandomWrite},
                    [this, random_count] { return random_requests(random_count, true); }});
   // The same random reads while another file is read sequentially (1 MiB requests, as the
   // executor's sequential reads): how long a small request waits behind large ones, and
   // what the sequential read keeps while small requests cut in.
   const int beside_count = std::max(1, random_count / 4);
-  items.push_back({"disk random 4KiB read beside a sequential read", "s", [this, beside_count] {
+  items.push_back({{M::kDiskRandomReadBesideSequential}, [this, beside_count] {
                      return random_beside_sequential(beside_count).random_read_s;
                    }});
-  items.push_back({"disk sequential read beside random reads", "bytes/s", [this, beside_count] {
+  items.push_back({{M::kDiskSequentialReadBesideRandom}, [this, beside_count] {
                      return random_beside_sequential(beside_count).sequential_bytes_per_s;
                    }});
   // A sequential read and a sequential write (appending, as the executor's) at once: one
   // device serves both.
-  items.push_back({"disk sequential read beside a sequential write", "bytes/s",
+  items.push_back({{M::kDiskSequentialReadBesideWrite},
                    [this] { return read_beside_write().read_bytes_per_s; }});
-  items.push_back({"disk sequential write beside a sequential read", "bytes/s",
+  items.push_back({{M::kDiskSequentialWriteBesideRead},
                    [this] { return read_beside_write().write_bytes_per_s; }});
   // Two sequential reads of two files at once (each in 1 MiB requests): what they get
   // together, which one read's rate does not tell (a device with queues may serve both).
-  items.push_back({"disk sequential reads, two at once", "bytes/s", [this, disk_bytes] {
+  items.push_back({{M::kDiskSequentialReadsTogether}, [this, disk_bytes] {
                      DiskFile& f = disk();
                      const std::uint64_t bytes = disk_bytes / 2;
                      const auto [other_bytes_per_s, window_s] =
@@ -735,32 +753,32 @@ Calibrator::State::State(const CalibrationOptions& o)
                      return other_bytes_per_s + static_cast<double>(bytes) / window_s;
                    }});
   // A VM's host moves the disk's data on the vCPUs' time: what busy cores lose meanwhile.
-  items.push_back({"disk I/O cores beside busy cores", "cores",
-                   [this, n = every_core_gemm_size(plan), hw = hw, min_s = plan.min_s] {
-                     DiskFile& read = streamed_file();
-                     return disk_io_cores(n, hw, min_s, [&](const std::atomic<bool>& stop) {
-                       while (!stop.load(std::memory_order_relaxed)) read.read_next(1 << 20, 0);
-                     });
-                   }});
+  items.push_back(
+      {{M::kDiskIoCores}, [this, n = every_core_gemm_size(plan), hw = hw, min_s = plan.min_s] {
+         DiskFile& read = streamed_file();
+         return disk_io_cores(n, hw, min_s, [&](const std::atomic<bool>& stop) {
+           while (!stop.load(std::memory_order_relaxed)) read.read_next(1 << 20, 0);
+         });
+       }});
   // Likewise the transfer slows down beside busy cores: a read's and a write's rate beside
   // one-thread GEMMs on one core and on every core (the simulator interpolates between).
   for (const bool write : {false, true})
     for (const int threads : hw > 1 ? std::vector<int>{1, hw} : std::vector<int>{1}) {
-      const std::string name =
-          std::string("disk sequential ") + (write ? "write" : "read") +
-          (threads == hw ? " beside every core busy" : " beside one busy core");
-      items.push_back(
-          {name, "fraction", [this, write, threads, disk_bytes, n = every_core_gemm_size(plan)] {
-             return disk_speed_beside_gemms(n, threads, [&] {
-               if (write)
-                 written_file().write_next(disk_bytes, 0);
-               else
-                 streamed_file().read_next(disk_bytes, 0);
-             });
-           }});
+      const MeasurementId id =
+          write
+              ? (threads == hw ? M::kDiskWriteBesideEveryCoreBusy : M::kDiskWriteBesideOneBusyCore)
+              : (threads == hw ? M::kDiskReadBesideEveryCoreBusy : M::kDiskReadBesideOneBusyCore);
+      items.push_back({{id}, [this, write, threads, disk_bytes, n = every_core_gemm_size(plan)] {
+                         return disk_speed_beside_gemms(n, threads, [&] {
+                           if (write)
+                             written_file().write_next(disk_bytes, 0);
+                           else
+                             streamed_file().read_next(disk_bytes, 0);
+                         });
+                       }});
     }
   const int dispatch_ops = plan.dispatch_ops;
-  items.push_back({"host dispatch per op", "s", [this, dispatch_ops] {
+  items.push_back({{M::kHostDispatch}, [this, dispatch_ops] {
                      // The frontend issuing tiny independent ops: t1 is the issuing cost.
                      if (!ctx) ctx = std::make_unique<frontend::Context>(frontend::host_machine());
                      frontend::Array x = ctx->full(frontend::cpu(), 1, 1, 1.0f);
@@ -774,10 +792,10 @@ Calibrator::State::State(const CalibrationOptions& o)
                    }});
   // What a compute stream keeps while the program busy-waits in a dispatch on another core.
   if (hw > 1)
-    items.push_back({"host dispatch's neighbour speed", "fraction",
-                     [n = every_core_gemm_size(plan), min_s = plan.min_s] {
-                       return gemm_speed_beside_busy_wait(n, min_s);
-                     }});
+    items.push_back(
+        {{M::kHostDispatchNeighbourSpeed}, [n = every_core_gemm_size(plan), min_s = plan.min_s] {
+           return gemm_speed_beside_busy_wait(n, min_s);
+         }});
 
   std::string why_no_gpu;
   for (Item& item : gpu_calibration_items(options.quick, plan.min_s, &why_no_gpu))
@@ -791,7 +809,7 @@ Calibrator::State::State(const CalibrationOptions& o)
     // A targeted calibration: the groups asked for; the base profile gives the rest.
     std::erase_if(items, [&](const Item& item) {
       for (const std::string& group : options.only)
-        if (item.name.rfind(group, 0) == 0) return false;
+        if (measurement_name(item.key).starts_with(group)) return false;
       return true;
     });
   }
@@ -889,7 +907,12 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
   report.gpu_note = gpu_note;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::vector<double>& all = samples[i];
-    Measurement m{items[i].name, items[i].unit, {}, 0, 0};
+    Measurement m{items[i].key,
+                  measurement_name(items[i].key),
+                  std::string(measurement_unit(items[i].key.id)),
+                  {},
+                  0,
+                  0};
     m.samples.assign(all.begin() + static_cast<std::ptrdiff_t>(std::min(first, all.size())),
                      all.begin() + static_cast<std::ptrdiff_t>(std::min(end, all.size())));
     if (m.samples.empty())
@@ -898,165 +921,145 @@ CalibrationReport Calibrator::State::build(std::size_t first, std::size_t end) c
     m.spread = spread(m.samples);
     report.measurements.push_back(std::move(m));
   }
-
   ProfileInputs in = options.base != nullptr ? profile_inputs(*options.base) : ProfileInputs{};
-  auto measured = [&](const std::string& name) {
-    for (const Measurement& m : report.measurements)
-      if (m.name == name) return true;
-    return false;
-  };
-  const bool gemm_measured =
-      measured("gemm " + std::to_string(plan.gemm_sizes.back()) + " x1 thread");
+  const bool gemm_measured = report.find({M::kGemmOneThread, plan.gemm_sizes.back()}) != nullptr;
   // The base's core count stays unless the GEMMs (which use every core) were measured here:
   // a targeted pass keeps every parameter it did not measure.
   if (options.base == nullptr || gemm_measured) in.hardware_threads = hw;
-  if (gemm_measured) {
-    // GEMM: how many ops really run at once (the all-thread / one-thread ratio) and what
-    // one op gets, each the median over the sizes from 512 up (small GEMMs are
-    // overhead-bound), which steadies them on a shared machine.
-    std::vector<double> one, all;
-    for (std::size_t n : plan.gemm_sizes) {
-      if (n < 512) continue;
-      one.push_back(report.get("gemm " + std::to_string(n) + " x1 thread").value);
-      all.push_back(
-          report.get("gemm " + std::to_string(n) + " x" + std::to_string(hw) + " thread").value);
-    }
-    const double one_rate = median(one), all_rate = median(all);
-    // A targeted calibration keeps the base's streams: the real runs it is measured beside
-    // are scheduled on the base. Otherwise one stream per physical core (cpu_topology.hpp):
-    // the count used to come from the GEMMs side by side, which a noisy minute rounded
-    // from two streams to one; how fast the streams run together is measured below.
-    const int cores = physical_cores(allowed_cpus()).value_or(hw);
-    in.compute_streams = std::clamp(options.base != nullptr ? in.compute_streams : cores, 1, hw);
-    in.gemm_flops_per_s_per_stream =
-        gemm_rate_per_stream(one_rate, all_rate, in.compute_streams, hw);
-    // Where each stream gets one BLAS thread (more than half as many streams as cores), each
-    // one's speed while all are busy: the every-core measurement, one one-thread GEMM per
-    // core (with fewer streams than cores a little pessimistic). Streams of several threads:
-    // their GEMMs are multi-threaded, which the every-core measurement is not, so 1.
-    in.all_streams_busy_speed = 1.0;
-    const std::string every_core = every_core_gemm_name(plan);
-    if (hw > 1 && hw / std::max(1, in.compute_streams) == 1 && measured(every_core))
-      in.all_streams_busy_speed =
-          std::clamp(report.get(every_core).value / one_rate, 1.0 / hw, 1.0);
-  }
-  if (measured("elementwise 1 thread")) {
-    in.elementwise_bytes_per_s = report.get("elementwise 1 thread").value;
-    in.memory_pass_rates.clear();
-    for (std::size_t bytes : pass_sizes)
-      in.memory_pass_rates.push_back(
-          {static_cast<double>(bytes),
-           report.get("elementwise " + std::to_string(bytes >> 20) + " MiB").value});
-    in.memory_pass_rates.push_back(
-        {static_cast<double>(plan.memcpy_bytes), in.elementwise_bytes_per_s});
-  }
-  if (measured("memcpy 1 stream")) {
-    in.memcpy_bytes_per_s = report.get("memcpy 1 stream").value;
-    in.memcpy_two_streams_bytes_per_s = report.get("memcpy 2 streams").value;
-    in.copy_stream_rates.clear();
-    for (std::size_t bytes : copy_sizes)
-      in.copy_stream_rates.push_back(
-          {static_cast<double>(bytes), report.get(memcpy_measurement_name(bytes)).value});
-    in.copy_stream_rates.push_back({static_cast<double>(plan.memcpy_bytes), in.memcpy_bytes_per_s});
-    in.copies_together_rates.clear();
-    if (measured("memcpy 2 streams")) {
-      for (std::size_t bytes : copy_sizes)
-        in.copies_together_rates.push_back(
-            {static_cast<double>(bytes), report.get(memcpy_measurement_name(bytes, 2)).value});
-      in.copies_together_rates.push_back(
-          {static_cast<double>(plan.memcpy_bytes), in.memcpy_two_streams_bytes_per_s});
-    }
-  }
-  const auto core_speeds = [&](const std::string& group, std::vector<double>& speeds) {
-    if (!measured(core_speed_name(group, 0))) return;
-    speeds.clear();
-    for (int c = 0; c < hw; ++c) speeds.push_back(report.get(core_speed_name(group, c)).value);
-  };
-  core_speeds("elementwise", in.core_pass_speeds);
-  core_speeds("memcpy", in.core_copy_speeds);
-  core_speeds("gemm", in.core_gemm_speeds);
-  if (measured("dram first access")) in.first_access_s = report.get("dram first access").value;
-  if (measured("disk sequential write")) {
-    in.disk_write_bytes_per_s = report.get("disk sequential write").value;
-    in.disk_read_bytes_per_s = report.get("disk sequential read").value;
-    in.disk_random_read_s = report.get("disk random 4KiB read").value;
-    in.disk_random_write_s = report.get("disk random 4KiB write").value;
-    in.disk_access_s = in.disk_random_read_s;
-    in.disk_random_read_beside_sequential_s =
-        report.get("disk random 4KiB read beside a sequential read").value;
-    in.disk_sequential_read_beside_random_bytes_per_s =
-        report.get("disk sequential read beside random reads").value;
-    in.disk_sequential_read_beside_write_bytes_per_s =
-        report.get("disk sequential read beside a sequential write").value;
-    in.disk_sequential_write_beside_read_bytes_per_s =
-        report.get("disk sequential write beside a sequential read").value;
-    if (measured("disk sequential reads, two at once"))
-      in.disk_sequential_reads_together_bytes_per_s =
-          report.get("disk sequential reads, two at once").value;
-  }
-  if (measured("disk I/O cores beside busy cores"))
-    in.disk_io_cores = report.get("disk I/O cores beside busy cores").value;
-  // One busy core is all of them on a one-core machine (only the every-core figure).
-  const auto speed_beside = [&](const char* one, const char* all, double& one_speed,
-                                double& all_speed) {
-    if (measured(all)) all_speed = report.get(all).value;
-    if (measured(one))
-      one_speed = report.get(one).value;
-    else if (measured(all))
-      one_speed = all_speed;
-  };
-  speed_beside("disk sequential read beside one busy core",
-               "disk sequential read beside every core busy", in.disk_read_speed_one_busy,
-               in.disk_read_speed_all_busy);
-  speed_beside("disk sequential write beside one busy core",
-               "disk sequential write beside every core busy", in.disk_write_speed_one_busy,
-               in.disk_write_speed_all_busy);
-  if (measured("host dispatch per op")) in.dispatch_s = report.get("host dispatch per op").value;
-  if (measured("host dispatch's neighbour speed"))
-    in.beside_dispatch_speed = report.get("host dispatch's neighbour speed").value;
-  if (measured(gpu_dependent_gemm_name(1024))) {
-    GpuInputs& g = in.gpus;
-    g.count = gpu_runtime_used->device_count();
-    g.memory_bytes = gpu_runtime_used->memory_bytes(0);
-    g.memory_bytes_per_s = report.get("gpu elementwise").value;
-    // The launch latency of a dependent op: a chained 32 MB pass's period less its work (the
-    // gap after ms-long SGEMMs, "gpu launch gap", ran 16-20 us on an H100 host where short
-    // ops waited ~11: the completion path is slower after long waits).
-    g.launch_s = std::max(0.0, report.get("gpu dependent 32 MB passes").value -
-                                   kGpuLaunchPassBytes / g.memory_bytes_per_s);
-    // SGEMM by size, from the chains (in increasing size); the fp32 peak is the best of them.
-    g.gemm_flops_per_s = 0;
-    g.sgemm_rates.clear();
-    const std::string_view prefix = kGpuDependentGemmPrefix;
-    for (const Measurement& m : report.measurements)
-      if (m.name.starts_with(prefix)) {
-        g.sgemm_rates.push_back(
-            sgemm_rate_from_chain(std::stoul(m.name.substr(prefix.size())), m.value, g.launch_s));
-        g.gemm_flops_per_s = std::max(g.gemm_flops_per_s, g.sgemm_rates.back().flops_per_s);
-      }
-    // The rates the profile takes from the chains, which the table shows as seconds per op.
-    std::string sizes, rates;
-    for (const GemmRate& r : g.sgemm_rates) {
-      char rate[32];
-      std::snprintf(rate, sizeof rate, "%.1f", r.flops_per_s / 1e12);
-      sizes += (sizes.empty() ? "" : "/") + std::to_string(static_cast<long>(r.n));
-      rates += (rates.empty() ? "" : " / ") + std::string(rate);
-    }
-    report.gpu_note += "; SGEMM " + rates + " TFLOP/s at " + sizes + " (after the " +
-                       std::to_string(static_cast<int>(std::lround(g.launch_s * 1e6))) +
-                       " us launch latency)";
-    g.dependent_op_min_s = report.get("gpu dependent small kernels").value;
-    g.queued_op_min_s = report.get("gpu queued small kernels").value;
-    if (measured("gpu copies both directions"))
-      g.both_directions_bytes_per_s = report.get("gpu copies both directions").value;
-    g.host_to_device_bytes_per_s = report.get("gpu host to device").value;
-    g.device_to_host_bytes_per_s = report.get("gpu device to host").value;
-    g.copy_latency_s = report.get("gpu copy latency").value;
-    g.peer_bytes_per_s = measured("gpu peer copy") ? report.get("gpu peer copy").value : 0;
-  }
+  if (gemm_measured) take_gemm(report, in);
+  take_memory(report, in);
+  take_disk(report, in);
+  if (auto m = report.find({M::kHostDispatch})) in.dispatch_s = m->value;
+  if (auto m = report.find({M::kHostDispatchNeighbourSpeed})) in.beside_dispatch_speed = m->value;
+  if (report.find({M::kGpuDependentGemm, 1024})) take_gpu(report, in.gpus);
   report.machine = build_profile(in, profile_name());
   report.elapsed_s = seconds_since(t0);
   return report;
+}
+
+// GEMM: how many ops really run at once and what one op gets, each the median over the sizes
+// from 512 up (small GEMMs are overhead-bound), which steadies them on a shared machine.
+void Calibrator::State::take_gemm(const CalibrationReport& report, ProfileInputs& in) const {
+  std::vector<double> one, all;
+  for (std::size_t n : plan.gemm_sizes) {
+    if (n < 512) continue;
+    one.push_back(report.get({M::kGemmOneThread, n}).value);
+    all.push_back(report
+                      .get(hw > 1 ? MeasurementKey{M::kGemmAllThreads, n, hw}
+                                  : MeasurementKey{M::kGemmOneThread, n})
+                      .value);
+  }
+  const double one_rate = median(one), all_rate = median(all);
+  // A targeted calibration keeps the base's streams: the real runs it is measured beside
+  // are scheduled on the base. Otherwise one stream per physical core (cpu_topology.hpp):
+  // the count used to come from the GEMMs side by side, which a noisy minute rounded
+  // from two streams to one; how fast the streams run together is measured below.
+  const int cores = physical_cores(allowed_cpus()).value_or(hw);
+  in.compute_streams = std::clamp(options.base != nullptr ? in.compute_streams : cores, 1, hw);
+  in.gemm_flops_per_s_per_stream = gemm_rate_per_stream(one_rate, all_rate, in.compute_streams, hw);
+  // Where each stream gets one BLAS thread (more than half as many streams as cores), each
+  // one's speed while all are busy: the every-core measurement, one one-thread GEMM per
+  // core (with fewer streams than cores a little pessimistic). Streams of several threads:
+  // their GEMMs are multi-threaded, which the every-core measurement is not, so 1.
+  in.all_streams_busy_speed = 1.0;
+  const Measurement* every_core = report.find({M::kGemmEveryCore, every_core_gemm_size(plan)});
+  if (hw > 1 && hw / std::max(1, in.compute_streams) == 1 && every_core != nullptr)
+    in.all_streams_busy_speed = std::clamp(every_core->value / one_rate, 1.0 / hw, 1.0);
+  take_core_speeds(report, M::kCoreSpeedGemm, in.core_gemm_speeds);
+}
+
+// Each core's factor of `id`, when measured.
+void Calibrator::State::take_core_speeds(const CalibrationReport& report, MeasurementId id,
+                                         std::vector<double>& speeds) const {
+  if (!report.find({id, 0, 0})) return;
+  speeds.clear();
+  for (int c = 0; c < hw; ++c) speeds.push_back(report.get({id, 0, c}).value);
+}
+
+// Elementwise passes and memcpy by size, the DRAM's first access.
+void Calibrator::State::take_memory(const CalibrationReport& report, ProfileInputs& in) const {
+  const auto largest = static_cast<double>(plan.memcpy_bytes);
+  if (auto m = report.find({M::kElementwise})) {
+    in.elementwise_bytes_per_s = m->value;
+    in.memory_pass_rates.clear();
+    for (std::size_t bytes : pass_sizes)
+      in.memory_pass_rates.push_back(
+          {static_cast<double>(bytes), report.get({M::kElementwiseBySize, bytes}).value});
+    in.memory_pass_rates.push_back({largest, in.elementwise_bytes_per_s});
+  }
+  if (auto m = report.find({M::kMemcpyOneStream})) {
+    in.memcpy_bytes_per_s = m->value;
+    in.memcpy_two_streams_bytes_per_s = report.get({M::kMemcpyTwoStreams}).value;
+    in.copy_stream_rates.clear();
+    for (std::size_t bytes : copy_sizes)
+      in.copy_stream_rates.push_back(
+          {static_cast<double>(bytes), report.get({M::kMemcpyOneStreamBySize, bytes}).value});
+    in.copy_stream_rates.push_back({largest, in.memcpy_bytes_per_s});
+    in.copies_together_rates.clear();
+    for (std::size_t bytes : copy_sizes)
+      in.copies_together_rates.push_back(
+          {static_cast<double>(bytes), report.get({M::kMemcpyTwoStreamsBySize, bytes}).value});
+    in.copies_together_rates.push_back({largest, in.memcpy_two_streams_bytes_per_s});
+  }
+  take_core_speeds(report, M::kCoreSpeedElementwise, in.core_pass_speeds);
+  take_core_speeds(report, M::kCoreSpeedMemcpy, in.core_copy_speeds);
+  if (auto m = report.find({M::kDramFirstAccess})) in.first_access_s = m->value;
+}
+
+void Calibrator::State::take_disk(const CalibrationReport& report, ProfileInputs& in) const {
+  if (report.find({M::kDiskSequentialWrite})) {
+    const auto value = [&](MeasurementId id) { return report.get({id}).value; };
+    in.disk_write_bytes_per_s = value(M::kDiskSequentialWrite);
+    in.disk_read_bytes_per_s = value(M::kDiskSequentialRead);
+    in.disk_random_read_s = value(M::kDiskRandomRead);
+    in.disk_random_write_s = value(M::kDiskRandomWrite);
+    in.disk_access_s = in.disk_random_read_s;
+    in.disk_random_read_beside_sequential_s = value(M::kDiskRandomReadBesideSequential);
+    in.disk_sequential_read_beside_random_bytes_per_s = value(M::kDiskSequentialReadBesideRandom);
+    in.disk_sequential_read_beside_write_bytes_per_s = value(M::kDiskSequentialReadBesideWrite);
+    in.disk_sequential_write_beside_read_bytes_per_s = value(M::kDiskSequentialWriteBesideRead);
+    in.disk_sequential_reads_together_bytes_per_s = value(M::kDiskSequentialReadsTogether);
+  }
+  if (auto m = report.find({M::kDiskIoCores})) in.disk_io_cores = m->value;
+  // One busy core is all of them on a one-core machine (only the every-core figure).
+  const auto speed_beside = [&](MeasurementId one, MeasurementId all, double& one_speed,
+                                double& all_speed) {
+    if (auto m = report.find({all})) all_speed = one_speed = m->value;
+    if (auto m = report.find({one})) one_speed = m->value;
+  };
+  speed_beside(M::kDiskReadBesideOneBusyCore, M::kDiskReadBesideEveryCoreBusy,
+               in.disk_read_speed_one_busy, in.disk_read_speed_all_busy);
+  speed_beside(M::kDiskWriteBesideOneBusyCore, M::kDiskWriteBesideEveryCoreBusy,
+               in.disk_write_speed_one_busy, in.disk_write_speed_all_busy);
+}
+
+void Calibrator::State::take_gpu(CalibrationReport& report, GpuInputs& g) const {
+  const auto value = [&](MeasurementId id) { return report.get({id}).value; };
+  g.count = gpu_runtime_used->device_count();
+  g.memory_bytes = gpu_runtime_used->memory_bytes(0);
+  g.memory_bytes_per_s = value(M::kGpuElementwise);
+  // The launch latency of a dependent op: a chained 32 MB pass's period less its work (the
+  // gap after ms-long SGEMMs, "gpu launch gap", ran 16-20 us on an H100 host where short
+  // ops waited ~11: the completion path is slower after long waits).
+  g.launch_s =
+      std::max(0.0, value(M::kGpuDependentPasses) - kGpuLaunchPassBytes / g.memory_bytes_per_s);
+  // SGEMM by size, from the chains (in increasing size); the fp32 peak is the best of them.
+  g.gemm_flops_per_s = 0;
+  g.sgemm_rates.clear();
+  for (const Measurement& m : report.measurements)
+    if (m.key.id == M::kGpuDependentGemm) {
+      g.sgemm_rates.push_back(sgemm_rate_from_chain(m.key.size, m.value, g.launch_s));
+      g.gemm_flops_per_s = std::max(g.gemm_flops_per_s, g.sgemm_rates.back().flops_per_s);
+    }
+  report.gpu_note += sgemm_note(g);
+  g.dependent_op_min_s = value(M::kGpuDependentSmallKernels);
+  g.queued_op_min_s = value(M::kGpuQueuedSmallKernels);
+  if (auto m = report.find({M::kGpuCopiesBothDirections})) g.both_directions_bytes_per_s = m->value;
+  g.host_to_device_bytes_per_s = value(M::kGpuHostToDevice);
+  g.device_to_host_bytes_per_s = value(M::kGpuDeviceToHost);
+  g.copy_latency_s = value(M::kGpuCopyLatency);
+  const Measurement* peer = report.find({M::kGpuPeerCopy});
+  g.peer_bytes_per_s = peer != nullptr ? peer->value : 0;
 }
 
 Calibrator::Calibrator(const CalibrationOptions& options)
@@ -1071,6 +1074,12 @@ Calibrator::~Calibrator() {
 
 std::size_t Calibrator::parameter_count() const {
   return state_->items.size();
+}
+
+std::vector<MeasurementKey> Calibrator::parameters() const {
+  std::vector<MeasurementKey> keys;
+  for (const CalibrationItem& item : state_->items) keys.push_back(item.key);
+  return keys;
 }
 
 int Calibrator::repeats() const {

@@ -30,6 +30,7 @@
 #include "engine/op_graph.hpp"
 #include "experiments/calibration/accuracy.hpp"
 #include "experiments/calibration/gpu_calibration.hpp"
+#include "experiments/calibration/measurement_key.hpp"
 #include "hw_models/machine.hpp"
 
 namespace opsim::calibration {
@@ -50,8 +51,9 @@ struct CalibrationOptions {
 
 /// One measured quantity: every sample, the median used, and whether it was noisy.
 struct Measurement {
-  std::string name;  ///< "gemm 512 x1 thread", "memcpy 1 stream", ...
-  std::string unit;  ///< "flop/s", "bytes/s", "s"
+  MeasurementKey key;
+  std::string name;  ///< measurement_name(key): "gemm 512 x1 thread", "memcpy 1 stream", ...
+  std::string unit;  ///< measurement_unit(key.id): "flop/s", "bytes/s", "s"
   std::vector<double> samples;
   double value = 0;   ///< the samples reduced by CalibrationOptions::statistic
   double spread = 0;  ///< (max - min) / median
@@ -64,8 +66,10 @@ struct CalibrationReport {
   std::string gpu_note;   ///< which GPU was measured, or why none was
   std::string disk_note;  ///< non-empty when O_DIRECT was refused (page cache in the timings)
   double elapsed_s = 0;
-  /// The measurement named `name`; throws std::out_of_range when absent.
-  const Measurement& get(const std::string& name) const;
+  /// The measurement of `key`; nullptr when it was not measured.
+  const Measurement* find(const MeasurementKey& key) const;
+  /// The measurement of `key`; throws std::out_of_range when absent.
+  const Measurement& get(const MeasurementKey& key) const;
 };
 
 /// A calibration taken a sample at a time, so that its samples can be interleaved with other
@@ -84,6 +88,8 @@ class Calibrator {
   Calibrator& operator=(const Calibrator&) = delete;
 
   std::size_t parameter_count() const;
+  /// What each parameter measures, in the order sampled.
+  std::vector<MeasurementKey> parameters() const;
   int repeats() const;  ///< samples per parameter the options ask for (5, 3 with quick)
   /// `count` samples of one parameter, back to back.
   void sample(std::size_t parameter, int count);

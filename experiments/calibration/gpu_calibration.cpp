@@ -110,10 +110,6 @@ nlohmann::json gemm_op(std::size_t n) {
 
 }  // namespace
 
-std::string gpu_dependent_gemm_name(std::size_t n) {
-  return std::string(kGpuDependentGemmPrefix) + std::to_string(n);
-}
-
 GemmRate sgemm_rate_from_chain(std::size_t n, double period_s, double launch_s) {
   const double side = static_cast<double>(n);
   const double work_s = std::max(period_s - launch_s, period_s / 2);
@@ -135,11 +131,11 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
             : std::vector<std::size_t>{256, 512, 1024, 2048, 4096, 8192};
   for (std::size_t n : sizes)
     items.push_back(
-        {gpu_dependent_gemm_name(n), "s", [=] {
+        {{MeasurementId::kGpuDependentGemm, n}, [=] {
            // ~50 ms a run at the largest sizes on an H100.
            return stream_period_s(gemm_op(n), n <= 1024 ? 50 : n <= 4096 ? 20 : 4, true, min_s);
          }});
-  items.push_back({"gpu elementwise", "bytes/s", [=] {
+  items.push_back({{MeasurementId::kGpuElementwise}, [=] {
                      Context& c = probe->ctx();
                      const Array x = c.random(g0, kPassFloats, 1, 1);
                      const Array y = c.random(g0, kPassFloats, 1, 2);
@@ -148,7 +144,7 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                        return std::vector<Array>{c.add(x, y), c.add(x, y)};
                      });
                    }});
-  items.push_back({"gpu launch gap", "s", [=] {
+  items.push_back({{MeasurementId::kGpuLaunchGap}, [=] {
                      // A chain of dependent GEMMs (2.7 ms each on an H100): from one's end to
                      // the next one's start on the GPU (the completion reaching the scheduler,
                      // the launch, the enqueue). Ops of ms length, as workloads have: while
@@ -176,11 +172,11 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
   // op (64 KB passes, whose work is nothing: 15-17 us each on an H100 host), the pace of ops
   // the host enqueued while the stream worked (9.7 us), and a dependent 32 MB pass's period,
   // from which the profile takes the launch latency (that less the pass's work: ~11 us).
-  items.push_back({"gpu dependent small kernels", "s",
+  items.push_back({{MeasurementId::kGpuDependentSmallKernels},
                    [=] { return stream_period_s(elementwise_op(64e3), 100, true, min_s); }});
-  items.push_back({"gpu queued small kernels", "s",
+  items.push_back({{MeasurementId::kGpuQueuedSmallKernels},
                    [=] { return stream_period_s(elementwise_op(64e3), 100, false, min_s); }});
-  items.push_back({"gpu dependent 32 MB passes", "s", [=] {
+  items.push_back({{MeasurementId::kGpuDependentPasses}, [=] {
                      return stream_period_s(elementwise_op(kGpuLaunchPassBytes), 50, true, min_s);
                    }});
   auto copy_rate = [=](bool to_device) {
@@ -192,9 +188,9 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
       });
     };
   };
-  items.push_back({"gpu host to device", "bytes/s", copy_rate(true)});
-  items.push_back({"gpu device to host", "bytes/s", copy_rate(false)});
-  items.push_back({"gpu copies both directions", "bytes/s", [=] {
+  items.push_back({{MeasurementId::kGpuHostToDevice}, copy_rate(true)});
+  items.push_back({{MeasurementId::kGpuDeviceToHost}, copy_rate(false)});
+  items.push_back({{MeasurementId::kGpuCopiesBothDirections}, [=] {
                      // One copy each way at once, on the two copy engines: the rate of each.
                      // An H100 host's copies ran ~7-13 % slower so than alone.
                      Context& c = probe->ctx();
@@ -221,12 +217,13 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
     return seconds_since(t0) / copies;
   };
   const double copy_bytes = kCopyFloats * sizeof(float);
-  items.push_back({"gpu host to device pageable", "bytes/s",
+  items.push_back({{MeasurementId::kGpuHostToDevicePageable},
                    [=] { return copy_bytes / pageable_copy_s(true, kCopyFloats); }});
-  items.push_back({"gpu device to host pageable", "bytes/s",
+  items.push_back({{MeasurementId::kGpuDeviceToHostPageable},
                    [=] { return copy_bytes / pageable_copy_s(false, kCopyFloats); }});
-  items.push_back({"gpu copy latency pageable", "s", [=] { return pageable_copy_s(true, 1); }});
-  items.push_back({"gpu copy latency", "s", [=] {
+  items.push_back(
+      {{MeasurementId::kGpuCopyLatencyPageable}, [=] { return pageable_copy_s(true, 1); }});
+  items.push_back({{MeasurementId::kGpuCopyLatency}, [=] {
                      Context& c = probe->ctx();
                      const Array src = c.full(host, 1, 1, 1.0f);
                      return 1.0 / probe->device_rate(1.0, min_s / 4, [&] {
@@ -236,7 +233,7 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                      });
                    }});
   if (runtime->device_count() >= 2) {
-    items.push_back({"gpu peer copy latency", "s", [=] {
+    items.push_back({{MeasurementId::kGpuPeerCopyLatency}, [=] {
                        Context& c = probe->ctx();
                        const Array src = c.full(g0, 1, 1, 1.0f);
                        return 1.0 / probe->device_rate(1.0, min_s / 4, [&] {
@@ -246,7 +243,7 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                          return out;
                        });
                      }});
-    items.push_back({"gpu peer copy", "bytes/s", [=] {
+    items.push_back({{MeasurementId::kGpuPeerCopy}, [=] {
                        Context& c = probe->ctx();
                        const Array src = c.random(g0, kCopyFloats, 1, 4);
                        return probe->device_rate(kCopyFloats * sizeof(float), min_s, [&] {

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "experiments/calibration/measurement_key.hpp"
 #include "hw_models/machine.hpp"
 
 namespace opsim::calibration {
@@ -38,10 +39,6 @@ namespace opsim::calibration {
 /// to outlast the host's per-op path, short enough for the launch latency to show.
 inline constexpr double kGpuLaunchPassBytes = 32e6;
 
-/// The name of the chained SGEMMs of side `n` measured: the prefix, then n.
-inline constexpr std::string_view kGpuDependentGemmPrefix = "gpu dependent gemm ";
-std::string gpu_dependent_gemm_name(std::size_t n);
-
 /// SGEMM's rate at side `n` from a chain's period: 2 n^3 flops over the period less the
 /// launch latency, which the model adds to a dependent op itself (the work taken as half the
 /// period at least, should a noisy launch latency reach the period).
@@ -49,7 +46,7 @@ GemmRate sgemm_rate_from_chain(std::size_t n, double period_s, double launch_s);
 
 /// One parameter to measure: each call of `sample` returns one sample in `unit`.
 struct CalibrationItem {
-  std::string name, unit;
+  MeasurementKey key;  ///< what it measures: its name and unit follow from this
   std::function<double()> sample;
 };
 

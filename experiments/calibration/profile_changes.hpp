@@ -15,18 +15,19 @@ namespace opsim::calibration {
 inline constexpr double kRepeatableWithin = 0.05;
 
 struct ParameterChange {
-  std::string name;  ///< "gemm per stream", "disk random read", "gpu host to device", ...
-  std::string unit;  ///< "flop/s", "bytes/s", "s", "" (a count)
+  std::string name;  ///< as `--set` names it: "cpu0.clock", "disk0.read_iops",
+                     ///< "cpu0.memory_pass_rates 8 MiB"
+  std::string unit;  ///< "flop/s", "bytes/s", "s", "Hz", "" (a count or a fraction)
   double previous = 0;
   double now = 0;
   double change() const { return previous != 0 ? now / previous - 1 : (now != 0 ? 1 : 0); }
   bool differs() const { return change() > kRepeatableWithin || change() < -kRepeatableWithin; }
 };
 
-/// Every parameter the calibrated profiles `previous` and `now` were built from (see
-/// profile_inputs()), in a fixed order; memory-pass rates by working set where both have the
-/// set, GPU figures where both have GPUs. Throws std::invalid_argument for a profile that
-/// has no cpu0 and disk0.
+/// Every calibrated parameter (a table row with a measurement) of the devices and links
+/// both profiles have, in table order; list entries by size or core where both have them, a
+/// figure that is off (0) in one of them left out. Throws std::invalid_argument for a profile
+/// that has no cpu0 and disk0.
 std::vector<ParameterChange> profile_changes(const Machine& previous, const Machine& now);
 
 }  // namespace opsim::calibration

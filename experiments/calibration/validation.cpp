@@ -5,13 +5,13 @@
 #include <map>
 #include <sstream>
 
+#include "common/input_error.hpp"
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/exec/real_backend.hpp"
 #include "engine/scheduler.hpp"
 #include "engine/trace_recorder.hpp"
 #include "experiments/calibration/accuracy.hpp"
-#include "common/input_error.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/simulate.hpp"
 

@@ -55,8 +55,8 @@ TEST(Accuracy, SpreadAndAgreementDecideNoisy) {
   EXPECT_NEAR(spread({10, 10, 10, 10, 10, 10, 10, 10, 20}), 1.0, 1e-12);
   EXPECT_NEAR(interquartile_spread({1, 2, 3, 4}), (3.25 - 1.75) / 2.5, 1e-12);
 
-  Measurement steady{"steady", "s", {1.00, 1.01, 1.02}, 1.01, spread({1.00, 1.01, 1.02})};
-  Measurement noisy{"noisy", "s", {1.0, 1.2, 1.1}, 1.1, spread({1.0, 1.2, 1.1})};
+  Measurement steady{{}, "steady", "s", {1.00, 1.01, 1.02}, 1.01, spread({1.00, 1.01, 1.02})};
+  Measurement noisy{{}, "noisy", "s", {1.0, 1.2, 1.1}, 1.1, spread({1.0, 1.2, 1.1})};
   EXPECT_FALSE(steady.noisy());
   EXPECT_TRUE(noisy.noisy());
 }

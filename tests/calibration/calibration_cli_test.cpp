@@ -122,7 +122,7 @@ links:
     return nlohmann::json::parse(r.out).at("makespan_s").get<double>();
   };
   EXPECT_NEAR(gemm_s(""), 2.0 * 512 * 512 * 512 / 10e12, 1e-7);
-  EXPECT_NEAR(gemm_s(" --set gpu0.flops=80TFLOPS"), 2.0 * 512 * 512 * 512 / 20e12, 1e-7);
+  EXPECT_NEAR(gemm_s(" --set gpu0.fp32_peak=80TFLOPS"), 2.0 * 512 * 512 * 512 / 20e12, 1e-7);
 }
 
 TEST(CalibrationCli, QuickCalibrationWritesAProfileTheSimulatorAccepts) {

@@ -61,11 +61,11 @@ TEST(Calibrator, PassesTakeOneSampleEachAndReportsPickThem) {
   const CpuModel& cpu = second.machine.device(*second.machine.find_device("cpu0")).cpu;
   ASSERT_FALSE(cpu.memory_pass_rates.empty());
   EXPECT_EQ(cpu.memory_pass_rates.back().bytes_per_s,
-            second.get("elementwise 1 thread").samples[0]);
+            second.get({MeasurementId::kElementwise}).samples[0]);
   ASSERT_EQ(cpu.core_pass_speeds.size(), hw > 1 ? hw : 0u);
   for (unsigned c = 0; c < cpu.core_pass_speeds.size(); ++c)
     EXPECT_EQ(cpu.core_pass_speeds[c],
-              second.get("elementwise speed on core " + std::to_string(c)).value);
+              second.get({MeasurementId::kCoreSpeedElementwise, 0, static_cast<int>(c)}).value);
   EXPECT_THROW((void)calibrator.report(3, 4), std::logic_error);  // no such samples
 }
 

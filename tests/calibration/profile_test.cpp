@@ -12,6 +12,7 @@
 #include "engine/workload_file.hpp"
 #include "experiments/calibration/calibration.hpp"
 #include "experiments/calibration/profile_changes.hpp"
+#include "hw_models/model_parameters.hpp"
 #include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
 #include "topologies/topology_yaml.hpp"
@@ -231,7 +232,7 @@ TEST(Profile, SgemmRateComesFromAChainLessTheLaunch) {
   // A launch latency measured at the period or beyond leaves half the period as work.
   EXPECT_NEAR(sgemm_rate_from_chain(256, 20e-6, 25e-6).flops_per_s, 2.0 * 256 * 256 * 256 / 10e-6,
               1e6);
-  EXPECT_EQ(gpu_dependent_gemm_name(512), "gpu dependent gemm 512");
+  EXPECT_EQ(measurement_name({MeasurementId::kGpuDependentGemm, 512}), "gpu dependent gemm 512");
 }
 
 TEST(Profile, SimulatorRunsEachSgemmAtItsSizesRate) {
@@ -489,8 +490,9 @@ TEST(Profile, TwoCalibrationsAreComparedParameterByParameter) {
   std::vector<std::string> differ;
   for (const ParameterChange& c : profile_changes(previous, now))
     if (c.differs()) differ.push_back(c.name);
-  EXPECT_EQ(differ, (std::vector<std::string>{"elementwise 8 MiB", "disk random read",
-                                              "disk sequential read beside a sequential write"}));
+  // Named by the profile's keys, as `--set` names them.
+  EXPECT_EQ(differ, (std::vector<std::string>{"cpu0.memory_pass_rates 8 MiB", "disk0.read_iops",
+                                              "disk0.sequential_read_beside_write"}));
   for (const ParameterChange& c : profile_changes(previous, previous)) {
     EXPECT_EQ(c.change(), 0.0) << c.name;
     EXPECT_FALSE(c.differs()) << c.name;
@@ -503,7 +505,7 @@ TEST(Profile, TwoCalibrationsAreComparedParameterByParameter) {
   differ.clear();
   for (const ParameterChange& c : profile_changes(with_gpu, build_profile(in, "calibrated-test")))
     if (c.differs()) differ.push_back(c.name);
-  EXPECT_EQ(differ, (std::vector<std::string>{"gpu gemm 512"}));
+  EXPECT_EQ(differ, (std::vector<std::string>{"gpu0.sgemm_rates 512"}));
 }
 
 TEST(Profile, WorkloadsNameTheCalibrationGroupsTheyUse) {
@@ -569,10 +571,12 @@ TEST(Profile, ATargetedCalibrationKeepsTheBasesStreams) {
     const CalibrationReport r = calibrate(options);
     const CpuModel& cpu = r.machine.device(*r.machine.find_device("cpu0")).cpu;
     EXPECT_EQ(cpu.compute_streams, streams);
-    const std::string rate = "gemm 512 x" + std::to_string(streams == hw ? 1 : hw) + " thread";
+    const MeasurementKey rate = streams == hw || hw == 1
+                                    ? MeasurementKey{MeasurementId::kGemmOneThread, 512}
+                                    : MeasurementKey{MeasurementId::kGemmAllThreads, 512, hw};
     EXPECT_NEAR(cpu.peak_flops_per_s() * cpu.efficiency / streams, r.get(rate).value,
                 1e-6 * r.get(rate).value)
-        << rate;
+        << measurement_name(rate);
   }
 }
 
@@ -592,8 +596,8 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
   const bool gpu_measured = r.gpu_note.rfind("measured gpu0", 0) == 0;
   EXPECT_EQ(gpu_measured, !r.machine.gpus().empty()) << r.gpu_note;
   if (gpu_measured) {
-    EXPECT_GT(r.get("gpu dependent gemm 1024").value, 1e-6);
-    EXPECT_LT(r.get("gpu dependent gemm 1024").value, 1e-2);
+    EXPECT_GT(r.get({MeasurementId::kGpuDependentGemm, 1024}).value, 1e-6);
+    EXPECT_LT(r.get({MeasurementId::kGpuDependentGemm, 1024}).value, 1e-2);
     const GpuModel& g = r.machine.device(r.machine.gpus().front()).gpu;
     ASSERT_EQ(g.sgemm_rates.size(), 5u);  // 256 to 4096
     EXPECT_EQ(g.sgemm_rates.front().n, 256);
@@ -602,41 +606,42 @@ TEST(Profile, QuickCalibrationIsFiniteAndPlausible) {
     EXPECT_EQ(g.fp32_flops_per_s * g.efficiency, best);
     EXPECT_NE(r.gpu_note.find(" TFLOP/s at 256/512/1024/2048/4096 (after the "), std::string::npos)
         << r.gpu_note;
-    EXPECT_GT(r.get("gpu host to device").value, 1e9);
+    EXPECT_GT(r.get({MeasurementId::kGpuHostToDevice}).value, 1e9);
   } else {
     EXPECT_NE(r.gpu_note.find("no usable GPU"), std::string::npos) << r.gpu_note;
   }
   for (const Measurement& m : r.measurements) {
     ASSERT_EQ(m.samples.size(), 3u) << m.name;
     // Cores that disk I/O takes from busy ones: none at all where the host does it elsewhere.
-    const bool may_be_zero = m.name == "disk I/O cores beside busy cores";
+    const bool may_be_zero = m.key.id == MeasurementId::kDiskIoCores;
     for (double s : m.samples)
       EXPECT_TRUE(std::isfinite(s) && (s > 0 || (may_be_zero && s == 0))) << m.name;
     // Repeatability: noisy exactly when the samples spread by more than 5%.
     EXPECT_EQ(m.noisy(), m.spread > 0.05) << m.name;
   }
-  auto in = [&](const std::string& name, double lo, double hi) {
-    const double v = r.get(name).value;
-    EXPECT_GE(v, lo) << name;
-    EXPECT_LE(v, hi) << name;
+  using M = MeasurementId;
+  auto in = [&](const MeasurementKey& key, double lo, double hi) {
+    const double v = r.get(key).value;
+    EXPECT_GE(v, lo) << measurement_name(key);
+    EXPECT_LE(v, hi) << measurement_name(key);
   };
-  in("gemm 512 x1 thread", 1e9, 1e13);
-  in("memcpy 1 stream", 3e8, 1e12);
-  in("memcpy 2 streams", 3e8, 1e12);
-  in("elementwise 1 thread", 3e8, 1e12);
-  in("dram first access", 5e-9, 5e-6);
-  in("disk sequential read", 1e7, 1e11);
-  in("disk sequential write", 1e7, 1e11);
-  in("disk random 4KiB read", 1e-6, 0.1);
-  in("disk random 4KiB write", 1e-6, 0.1);
+  in({M::kGemmOneThread, 512}, 1e9, 1e13);
+  in({M::kMemcpyOneStream}, 3e8, 1e12);
+  in({M::kMemcpyTwoStreams}, 3e8, 1e12);
+  in({M::kElementwise}, 3e8, 1e12);
+  in({M::kDramFirstAccess}, 5e-9, 5e-6);
+  in({M::kDiskSequentialRead}, 1e7, 1e11);
+  in({M::kDiskSequentialWrite}, 1e7, 1e11);
+  in({M::kDiskRandomRead}, 1e-6, 0.1);
+  in({M::kDiskRandomWrite}, 1e-6, 0.1);
   const DiskModel& disk = r.machine.device(*r.machine.find_device("disk0")).disk;
-  EXPECT_NEAR(disk.request_time_s(4096, true, false, 4096), r.get("disk random 4KiB write").value,
+  EXPECT_NEAR(disk.request_time_s(4096, true, false, 4096), r.get({M::kDiskRandomWrite}).value,
               1e-12);
-  in("host dispatch per op", 1e-8, 1e-3);
+  in({M::kHostDispatch}, 1e-8, 1e-3);
   EXPECT_EQ(r.machine.name().rfind("calibrated-", 0), 0u);
   const CpuModel& cpu = r.machine.device(*r.machine.find_device("cpu0")).cpu;
   EXPECT_GT(cpu.clock_hz, 0);
-  EXPECT_DOUBLE_EQ(cpu.dispatch_s, r.get("host dispatch per op").value);
+  EXPECT_DOUBLE_EQ(cpu.dispatch_s, r.get({M::kHostDispatch}).value);
 }
 
 }  // namespace
@@ -686,6 +691,46 @@ TEST(RateOverCores, MeasuresOncePerCoreWarmedAsLongAsTimedAndAveragesTheTimes) {
   CPU_ZERO(&after);
   ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
   EXPECT_TRUE(CPU_EQUAL(&after, &allowed));  // the thread may run anywhere again
+}
+
+}  // namespace
+}  // namespace opsim::calibration
+
+namespace opsim::calibration {
+namespace {
+
+// Every measurement a parameter table names as setting a CPU, DRAM or disk parameter is in
+// a full calibration's plan (the GPU's where a GPU is measured), so the profile build never
+// looks for one the plan lacks.
+TEST(Profile, ThePlanMeasuresWhatEveryCalibratedParameterNeeds) {
+  CalibrationOptions options;
+  options.quick = true;
+  const Calibrator calibrator(options);
+  const std::vector<MeasurementKey> plan = calibrator.parameters();
+  const bool one_core = std::thread::hardware_concurrency() <= 1;
+  const bool gpu = std::ranges::any_of(
+      plan, [](const MeasurementKey& k) { return measurement_group(k.id) == "gpu"; });
+  auto planned = [&](MeasurementId id) {
+    return std::ranges::any_of(plan, [&](const MeasurementKey& k) { return k.id == id; });
+  };
+  auto check = [&](auto rows) {
+    for (const auto& row : rows) {
+      if (row.measured_by == MeasurementId::kNone) continue;
+      if (measurement_group(row.measured_by) == "gpu" && !gpu) continue;
+      // Per-core and beside-other-cores figures need a second core.
+      const std::string name = measurement_name({row.measured_by});
+      if (one_core && (name.find("core") != std::string::npos ||
+                       row.measured_by == MeasurementId::kHostDispatchNeighbourSpeed ||
+                       row.measured_by == MeasurementId::kGemmEveryCore))
+        continue;
+      EXPECT_TRUE(planned(row.measured_by)) << row.key << ": " << name;
+    }
+  };
+  check(cpu_parameters());
+  check(dram_parameters());
+  check(disk_parameters());
+  check(gpu_parameters());
+  check(link_parameters());
 }
 
 }  // namespace

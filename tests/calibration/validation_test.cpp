@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/calibration/calibration.hpp"
 #include "common/input_error.hpp"
+#include "experiments/calibration/calibration.hpp"
 
 namespace opsim::calibration {
 namespace {

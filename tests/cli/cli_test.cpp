@@ -136,7 +136,8 @@ TEST(Cli, SetBoundsBothDirectionsOfALinkAndDelaysCopies) {
   // first two ends. It waited for that engine, which a real stream lets the host enqueue it
   // on meanwhile: its launch is hidden. One launch per phase, 2 x 1 ms in all.
   std::string launches;
-  for (int g = 0; g < 4; ++g) launches += " --set gpu" + std::to_string(g) + ".copy_launch=1ms";
+  for (int g = 0; g < 4; ++g)
+    launches += " --set gpu" + std::to_string(g) + ".copy_launch_latency=1ms";
   const auto base = makespans(opsim("compare --strategies tree --comm-only --format json").out);
   const auto slow =
       makespans(opsim("compare --strategies tree --comm-only --format json" + launches).out);
@@ -282,21 +283,35 @@ TEST(Cli, BadInputGivesOneLineErrorAndExitCode2) {
       {"compare --gpus 1", "--gpus"},
       {"compare --gpus 99", "--gpus 99: topology 'pcie-switch-4gpu' has only 4 GPUs"},
       {"compare --format xml", "--format: 'xml' is not one of table, json, csv"},
-      {"compare --set gpu9.flops=1TFLOPS", "no device or link named 'gpu9'"},
-      {"compare --set gpu0.warp_drive=1", "a gpu has no field 'warp_drive'"},
+      {"compare --set gpu9.fp32_peak=1TFLOPS", "no device or link named 'gpu9'"},
+      {"compare --set gpu0.warp_drive=1", "a gpu has no key 'warp_drive' (valid: fp32_peak, "},
+      // The names before keys were shared with topology files are refused, the key named.
+      {"compare --set gpu0.launch=5us",
+       "--set gpu0.launch=5us: a gpu has no key 'launch' (did you mean 'launch_latency'?)"},
+      {"compare --set gpu0.copy_launch=1ms", "(did you mean 'copy_launch_latency'?)"},
+      {"compare --set cpu0.dram.first_acess=1ms", "(did you mean 'dram.first_access'?)"},
+      {"compare --set gpu0-sw0.bandwith=8GB/s",
+       "a link has no key 'bandwith' (did you mean 'bandwidth'?)"},
+      {"compare --set cpu0.clock=fast", "'clock' must be a clock such as '3.0GHz' or Hz"},
       {"compare --link-bandwidth-scale 0", "--link-bandwidth-scale"},
       {"compare --topology desktop-1gpu --set hdd0-cpu0.duplex_bandwidth=1GB/s",
-       "--set hdd0-cpu0.duplex_bandwidth=1GB/s: a half-duplex link has one bandwidth"},
-      {"compare --set gpu0.copy_launch=-1us", "cannot read '-1us' as a non-negative copy_launch"},
+       "--set hdd0-cpu0.duplex_bandwidth=1GB/s: key 'duplex_bandwidth' applies only to "
+       "full-duplex links"},
+      {"compare --set gpu0.copy_launch_latency=-1us",
+       "'copy_launch_latency' must be zero or positive, got '-1us'"},
       {"compare --set gpu0.min_queued_op=-1us",
-       "cannot read '-1us' as a non-negative min_queued_op"},
-      {"compare --set cpu0.all_streams_busy_speed=1.5", "'1.5' is not in (0, 1]"},
-      {"compare --set cpu0.disk_io_cores=999", "'999' is more than the CPU's"},
-      {"compare --set cpu0.disk_write_speed_one_busy=2", "'2' is not in (0, 1]"},
+       "'min_queued_op' must be zero or positive, got '-1us'"},
+      {"compare --set cpu0.all_streams_busy_speed=1.5",
+       "'all_streams_busy_speed' must be in (0, 1], got 1.5"},
+      {"compare --set cpu0.disk_io_cores=999",
+       "'disk_io_cores' must be at most the CPU's cores (8), got 999"},
+      {"compare --set cpu0.disk_write_speed_one_busy=2",
+       "'disk_write_speed_one_busy' must be in (0, 1], got 2"},
       {"compare --set cpu0.core_pass_speeds=1,x",
-       "--set cpu0.core_pass_speeds=1,x: cannot read 'x' as a positive speed factor"},
-      {"compare --set cpu0.core_copy_speeds=1,-1", "cannot read '-1' as a positive speed factor"},
-      {"compare --set cpu0.core_gemm_speeds=1,1,1,1,1,1,1,1,1", "9 factors for a CPU of 8 cores"},
+       "--set cpu0.core_pass_speeds=1,x: 'core_pass_speeds' must be a number such as"},
+      {"compare --set cpu0.core_copy_speeds=1,-1", "'core_copy_speeds' must be positive, got '-1'"},
+      {"compare --set cpu0.core_gemm_speeds=1,1,1,1,1,1,1,1,1",
+       "'core_gemm_speeds' of the CPU lists 9 speeds for 8 cores"},
       {"compare --strategies ps", "ps"},
       {"compare --frobnicate", "frobnicate"},
       {"teleport", "teleport"},
