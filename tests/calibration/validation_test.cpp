@@ -87,10 +87,12 @@ TEST(Validation, WindowComesFromTheOptionOrTheWorkload) {
       "w.json");
   EXPECT_EQ(effective_max_in_flight(w, 0), 3u);
   EXPECT_EQ(effective_max_in_flight(w, 5), 5u);
-  const WorkloadFile bad = parse_workload_json(
-      R"({"max_in_flight": -1, "ops": [{"name": "a", "kind": "dispatch", "device": "cpu0", "seconds": "1us"}]})",
-      "bad.json");
-  EXPECT_THROW(effective_max_in_flight(bad, 0), InputError);
+  // A bad window is refused when the file is read, before anything runs.
+  EXPECT_THROW(
+      parse_workload_json(
+          R"({"max_in_flight": -1, "ops": [{"name": "a", "kind": "dispatch", "device": "cpu0", "seconds": "1us"}]})",
+          "bad.json"),
+      InputError);
 }
 
 TEST(Validation, SmallWorkloadRunsForRealAndSimulated) {
