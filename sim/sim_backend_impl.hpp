@@ -183,6 +183,10 @@ struct SimBackend::Impl {
   std::exception_ptr error;  // thrown by a completion handler during the run
   std::size_t in_flight = 0;
 
+  // The platform builder (sim_platform.cpp): hosts, links and the routes the graph needs.
+  class PlatformBuilder;
+  void build_platform(const OpGraph& graph);
+
   // The flow engine (sim_flows.cpp).
   std::uint32_t find_route(DeviceId src, DeviceId dst, std::uint8_t tag) const;
   std::uint32_t alloc_slot();
