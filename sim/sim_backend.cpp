@@ -134,151 +134,16 @@ void SimBackend::launch(const OpLaunch& launch) {
 }
 
 void SimBackend::launch_into(std::uint32_t slot, const OpLaunch& launch) {
-  Impl& m = *impl_;
-  const Op& op = *launch.op;
-  switch (op.kind) {
-    case OpKind::kCompute: {
-      const Device& d = m.machine->device(launch.device);
-      double seconds = compute_time_s(*m.machine, op, launch.device,
-                                      m.core_speed(launch, &CpuModel::core_pass_speeds),
-                                      m.core_speed(launch, &CpuModel::core_gemm_speeds));
-      if (d.kind == DeviceKind::kGpu)
-        seconds = gpu_op_time_s(d.gpu, seconds - d.gpu.launch_s, m.waited_s(launch));
-      if (seconds > 0) {
-        m.start_exec(slot, m.compute_host[launch.device], seconds, m.exec_bound[launch.device]);
-        if (m.machine->device(launch.device).kind == DeviceKind::kCpu) {
-          m.slots[slot].computing_on = launch.device;
-          ++m.compute_ops_on[launch.device];
-          m.compute_load_changed(launch.device);
-        }
-      } else
-        m.delay_then_finish(slot, 0);
-      break;
-    }
-    case OpKind::kHostDispatch: {
-      sg4::Host* host = m.options.dispatch_on_compute_cores &&
-                                m.machine->device(launch.device).kind == DeviceKind::kCpu
-                            ? m.compute_host[launch.device]
-                            : m.program_host[launch.device];
-      if (host == nullptr)
-        throw std::invalid_argument("SimBackend: host dispatch on '" +
-                                    m.machine->device(launch.device).name + "', not a CPU");
-      const bool pooled = host == m.compute_host[launch.device] && m.exec_bound[launch.device] > 0;
-      if (op.seconds > 0) {
-        m.start_exec(slot, host, op.seconds, pooled ? m.exec_bound[launch.device] : 0.0,
-                     /*first=*/true);
-        if (pooled) {
-          if (m.dispatches_on[launch.device]++ == 0) host->set_pstate(1);
-          m.slots[slot].dispatch_on = launch.device;
-        }
-      } else
-        m.delay_then_finish(slot, 0);
-      break;
-    }
-    case OpKind::kCopy: {
-      const Device& src = m.machine->device(op.device);
-      if (m.options.cpu_copies_on_compute_cores && op.device == op.peer &&
-          src.kind == DeviceKind::kCpu) {
-        // A memcpy is a CPU thread's work: it takes a core at half the DRAM bandwidth.
-        double bytes_per_s = src.cpu.dram.bytes_per_s() / 2;
-        if (src.cpu.copy_stream_bytes_per_s_for(op.bytes) > 0)
-          bytes_per_s = std::min(bytes_per_s, src.cpu.copy_stream_bytes_per_s_for(op.bytes));
-        bytes_per_s *= m.core_speed(launch, &CpuModel::core_copy_speeds);
-        const double seconds = op.bytes / bytes_per_s;
-        if (seconds > 0)
-          m.start_exec(slot, m.compute_host[op.device], seconds, m.exec_bound[op.device]);
-        else
-          m.delay_then_finish(slot, 0);
-        break;
-      }
-      std::uint32_t route = m.find_route(op.device, op.peer, kCopyRoute);
-      Slot& s = m.slots[slot];
-      if (op.device == op.peer && src.kind == DeviceKind::kCpu) {
-        s.flow_cap_bytes_per_s = src.cpu.copy_stream_bytes_per_s_for(op.bytes) *
-                                 m.core_speed(launch, &CpuModel::core_copy_speeds);
-        // A free lane keeps that rate beside other copies (SimGrid ignores Comm::set_rate).
-        const auto& lanes = m.copy_lanes[op.device];
-        for (int lane = 0; lane < static_cast<int>(lanes.size()); ++lane) {
-          if (m.copy_lanes_busy[op.device] & (1u << lane)) continue;
-          m.copy_lanes_busy[op.device] |= 1u << lane;
-          s.copy_lane = lane;
-          s.copy_on = op.device;
-          // Copies of a size that runs faster together share the membus faster: the copy
-          // moves its bytes scaled by its size's DRAM use, and its lane by as much, so that
-          // alone it still keeps its own rate.
-          const double dram_use = src.cpu.copy_dram_use_per_byte(op.bytes);
-          s.bytes *= dram_use;
-          s.flow_cap_bytes_per_s *= dram_use;
-          if (s.flow_cap_bytes_per_s > 0) lanes[lane]->set_bandwidth(s.flow_cap_bytes_per_s);
-          route =
-              m.find_route(op.device, op.peer, static_cast<std::uint8_t>(kCopyLaneRoute + lane));
-          break;
-        }
-      }
-      s.route = route;
-      // A GPU's copy engine drives it: the source's, else the destination's.
-      // A copy that waited behind its engine was enqueued meanwhile: the wait hides its launch.
-      const Device& dst = m.machine->device(op.peer);
-      const double copy_launch_s = src.kind == DeviceKind::kGpu   ? src.gpu.copy_launch_s
-                                   : dst.kind == DeviceKind::kGpu ? dst.gpu.copy_launch_s
-                                                                  : 0.0;
-      const double launch_s = launch_left_s(copy_launch_s, m.waited_s(launch));
-      m.start_op_flow(slot, m.routes[route].latency_s + launch_s);
-      break;
-    }
+  switch (launch.op->kind) {
+    case OpKind::kCompute:
+      return impl_->launch_compute(slot, launch);
+    case OpKind::kHostDispatch:
+      return impl_->launch_host_dispatch(slot, launch);
+    case OpKind::kCopy:
+      return impl_->launch_copy(slot, launch);
     case OpKind::kDiskRead:
-    case OpKind::kDiskWrite: {
-      const bool write = op.kind == OpKind::kDiskWrite;
-      const std::uint32_t route = write ? m.find_route(op.peer, op.device, kDiskWriteRoute)
-                                        : m.find_route(op.device, op.peer, kDiskReadRoute);
-      const DiskModel& disk = m.machine->device(op.device).disk;
-      const bool random = op.pattern == AccessPattern::kRandom && op.block_bytes > 0;
-      Slot& s = m.slots[slot];
-      s.route = route;
-      const Device& memory = m.machine->device(op.peer);
-      if (memory.kind == DeviceKind::kCpu && memory.cpu.disk_io_cores > 0) {
-        s.io_cpu = op.peer;
-        m.disk_io_started(op.peer);
-      }
-      if (m.sequential_reads.size() < m.machine->devices().size()) {
-        m.sequential_reads.resize(m.machine->devices().size(), 0);
-        m.random_reads.resize(m.machine->devices().size(), 0);
-        m.sequential_writes.resize(m.machine->devices().size(), 0);
-      }
-      // Counted first, so that transfers already running see this one (and it them).
-      if (!random && !write) {
-        s.sequential_on = op.device;
-        s.read_to = op.peer;
-        s.disk_speed = m.disk_speed(op.peer, false);
-        if (m.sequential_reads[op.device]++ <= 1) m.reroute_disk_transfers(op.device);
-        s.route = m.sequential_read_route(op.device, op.peer);
-      }
-      if (!random && write) {
-        s.write_on = op.device;
-        s.write_from = op.peer;
-        s.disk_speed = m.disk_speed(op.peer, true);
-        if (m.sequential_writes[op.device]++ == 0) m.reroute_disk_transfers(op.device);
-        s.route = m.sequential_write_route(op.device, op.peer);
-      }
-      if (random && !write) {
-        s.random_on = op.device;
-        if (m.random_reads[op.device]++ == 0) m.reroute_disk_transfers(op.device);
-      }
-      s.bytes /= s.disk_speed;
-      const double requests = random ? std::ceil(op.bytes / op.block_bytes) : 0;
-      if (random && !write && disk.random_read_wait_beside_sequential_s > 0 && requests >= 1) {
-        // Request by request: each waits behind whatever sequential reads run at its time.
-        s.phase = Phase::kDiskRequests;
-        s.requests_left = static_cast<std::uint32_t>(std::min(requests, 4e9));
-        s.disk = op.device;
-        m.set_timer(sg4::Engine::get_clock() + m.random_read_s(op.device), slot);
-        break;
-      }
-      double access_s = disk.access_s;
-      if (random) access_s = requests / (write ? disk.write_iops : disk.read_iops);
-      m.start_op_flow(slot, access_s + m.routes[route].latency_s);
-      break;
-    }
+    case OpKind::kDiskWrite:
+      return impl_->launch_disk_op(slot, launch);
   }
 }
 

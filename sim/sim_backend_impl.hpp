@@ -187,7 +187,12 @@ struct SimBackend::Impl {
   class PlatformBuilder;
   void build_platform(const OpGraph& graph);
 
-  // The flow engine (sim_flows.cpp).
+  // The flow engine (sim_flows.cpp): what a launched op of each kind starts, ...
+  void launch_compute(std::uint32_t slot, const OpLaunch& launch);
+  void launch_host_dispatch(std::uint32_t slot, const OpLaunch& launch);
+  void launch_copy(std::uint32_t slot, const OpLaunch& launch);
+  void launch_disk_op(std::uint32_t slot, const OpLaunch& launch);
+  // ... and how flows and execs run and end.
   std::uint32_t find_route(DeviceId src, DeviceId dst, std::uint8_t tag) const;
   std::uint32_t alloc_slot();
   // The most a flow may take, and its rate alone on its path.

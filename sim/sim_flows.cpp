@@ -1,5 +1,5 @@
-// The flow engine: execs on compute hosts, comms and closed-form flows over routes, and
-// what happens when an op ends.
+// The flow engine: what each launched op starts (an exec, a flow, a timer), execs on
+// compute hosts, comms and closed-form flows over routes, and what happens when an op ends.
 #include <algorithm>
 #include <cmath>
 #include <simgrid/s4u/Comm.hpp>
@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "hw_models/gpu_op_time.hpp"
 #include "sim/sim_backend_impl.hpp"
 
 namespace opsim {
@@ -227,6 +228,156 @@ void SimBackend::Impl::finish(std::uint32_t slot) {
 double SimBackend::Impl::waited_s(const OpLaunch& launch) const {
   const TimeNs waited_ns = seconds_to_ns(sg4::Engine::get_clock()) - launch.ready_ns;
   return waited_ns > 0 ? ns_to_seconds(waited_ns) : 0.0;
+}
+
+// A compute op: its roofline time (GPUs: less what waiting for its stream hid) as work on
+// its device's host.
+void SimBackend::Impl::launch_compute(std::uint32_t slot, const OpLaunch& launch) {
+  const Op& op = *launch.op;
+  const Device& d = machine->device(launch.device);
+  double seconds = SimBackend::compute_time_s(*machine, op, launch.device,
+                                              core_speed(launch, &CpuModel::core_pass_speeds),
+                                              core_speed(launch, &CpuModel::core_gemm_speeds));
+  if (d.kind == DeviceKind::kGpu)
+    seconds = gpu_op_time_s(d.gpu, seconds - d.gpu.launch_s, waited_s(launch));
+  if (seconds > 0) {
+    start_exec(slot, compute_host[launch.device], seconds, exec_bound[launch.device]);
+    if (machine->device(launch.device).kind == DeviceKind::kCpu) {
+      slots[slot].computing_on = launch.device;
+      ++compute_ops_on[launch.device];
+      compute_load_changed(launch.device);
+    }
+  } else
+    delay_then_finish(slot, 0);
+}
+
+// A host dispatch: the program thread's time, on its own host or on the compute cores.
+void SimBackend::Impl::launch_host_dispatch(std::uint32_t slot, const OpLaunch& launch) {
+  const Op& op = *launch.op;
+  sg4::Host* host =
+      options.dispatch_on_compute_cores && machine->device(launch.device).kind == DeviceKind::kCpu
+          ? compute_host[launch.device]
+          : program_host[launch.device];
+  if (host == nullptr)
+    throw std::invalid_argument("SimBackend: host dispatch on '" +
+                                machine->device(launch.device).name + "', not a CPU");
+  const bool pooled = host == compute_host[launch.device] && exec_bound[launch.device] > 0;
+  if (op.seconds > 0) {
+    start_exec(slot, host, op.seconds, pooled ? exec_bound[launch.device] : 0.0,
+               /*first=*/true);
+    if (pooled) {
+      if (dispatches_on[launch.device]++ == 0) host->set_pstate(1);
+      slots[slot].dispatch_on = launch.device;
+    }
+  } else
+    delay_then_finish(slot, 0);
+}
+
+// A copy: its route's latency and the copy engine's launch, then its bytes as a flow; a
+// memcpy within one CPU's memory as a CPU thread's work or on a copy lane of its own.
+void SimBackend::Impl::launch_copy(std::uint32_t slot, const OpLaunch& launch) {
+  const Op& op = *launch.op;
+  const Device& src = machine->device(op.device);
+  if (options.cpu_copies_on_compute_cores && op.device == op.peer && src.kind == DeviceKind::kCpu) {
+    // A memcpy is a CPU thread's work: it takes a core at half the DRAM bandwidth.
+    double bytes_per_s = src.cpu.dram.bytes_per_s() / 2;
+    if (src.cpu.copy_stream_bytes_per_s_for(op.bytes) > 0)
+      bytes_per_s = std::min(bytes_per_s, src.cpu.copy_stream_bytes_per_s_for(op.bytes));
+    bytes_per_s *= core_speed(launch, &CpuModel::core_copy_speeds);
+    const double seconds = op.bytes / bytes_per_s;
+    if (seconds > 0)
+      start_exec(slot, compute_host[op.device], seconds, exec_bound[op.device]);
+    else
+      delay_then_finish(slot, 0);
+    return;
+  }
+  std::uint32_t route = find_route(op.device, op.peer, kCopyRoute);
+  Slot& s = slots[slot];
+  if (op.device == op.peer && src.kind == DeviceKind::kCpu) {
+    s.flow_cap_bytes_per_s = src.cpu.copy_stream_bytes_per_s_for(op.bytes) *
+                             core_speed(launch, &CpuModel::core_copy_speeds);
+    // A free lane keeps that rate beside other copies (SimGrid ignores Comm::set_rate).
+    const auto& lanes = copy_lanes[op.device];
+    for (int lane = 0; lane < static_cast<int>(lanes.size()); ++lane) {
+      if (copy_lanes_busy[op.device] & (1u << lane)) continue;
+      copy_lanes_busy[op.device] |= 1u << lane;
+      s.copy_lane = lane;
+      s.copy_on = op.device;
+      // Copies of a size that runs faster together share the membus faster: the copy
+      // moves its bytes scaled by its size's DRAM use, and its lane by as much, so that
+      // alone it still keeps its own rate.
+      const double dram_use = src.cpu.copy_dram_use_per_byte(op.bytes);
+      s.bytes *= dram_use;
+      s.flow_cap_bytes_per_s *= dram_use;
+      if (s.flow_cap_bytes_per_s > 0) lanes[lane]->set_bandwidth(s.flow_cap_bytes_per_s);
+      route = find_route(op.device, op.peer, static_cast<std::uint8_t>(kCopyLaneRoute + lane));
+      break;
+    }
+  }
+  s.route = route;
+  // A GPU's copy engine drives it: the source's, else the destination's.
+  // A copy that waited behind its engine was enqueued meanwhile: the wait hides its launch.
+  const Device& dst = machine->device(op.peer);
+  const double copy_launch_s = src.kind == DeviceKind::kGpu   ? src.gpu.copy_launch_s
+                               : dst.kind == DeviceKind::kGpu ? dst.gpu.copy_launch_s
+                                                              : 0.0;
+  const double launch_s = launch_left_s(copy_launch_s, waited_s(launch));
+  start_op_flow(slot, routes[route].latency_s + launch_s);
+}
+
+// A disk read or write: counted on its disk first (transfers there may change route), then
+// its access time and its bytes as a flow, or random reads request by request.
+void SimBackend::Impl::launch_disk_op(std::uint32_t slot, const OpLaunch& launch) {
+  const Op& op = *launch.op;
+  const bool write = op.kind == OpKind::kDiskWrite;
+  const std::uint32_t route = write ? find_route(op.peer, op.device, kDiskWriteRoute)
+                                    : find_route(op.device, op.peer, kDiskReadRoute);
+  const DiskModel& disk = machine->device(op.device).disk;
+  const bool random = op.pattern == AccessPattern::kRandom && op.block_bytes > 0;
+  Slot& s = slots[slot];
+  s.route = route;
+  const Device& memory = machine->device(op.peer);
+  if (memory.kind == DeviceKind::kCpu && memory.cpu.disk_io_cores > 0) {
+    s.io_cpu = op.peer;
+    disk_io_started(op.peer);
+  }
+  if (sequential_reads.size() < machine->devices().size()) {
+    sequential_reads.resize(machine->devices().size(), 0);
+    random_reads.resize(machine->devices().size(), 0);
+    sequential_writes.resize(machine->devices().size(), 0);
+  }
+  // Counted first, so that transfers already running see this one (and it them).
+  if (!random && !write) {
+    s.sequential_on = op.device;
+    s.read_to = op.peer;
+    s.disk_speed = disk_speed(op.peer, false);
+    if (sequential_reads[op.device]++ <= 1) reroute_disk_transfers(op.device);
+    s.route = sequential_read_route(op.device, op.peer);
+  }
+  if (!random && write) {
+    s.write_on = op.device;
+    s.write_from = op.peer;
+    s.disk_speed = disk_speed(op.peer, true);
+    if (sequential_writes[op.device]++ == 0) reroute_disk_transfers(op.device);
+    s.route = sequential_write_route(op.device, op.peer);
+  }
+  if (random && !write) {
+    s.random_on = op.device;
+    if (random_reads[op.device]++ == 0) reroute_disk_transfers(op.device);
+  }
+  s.bytes /= s.disk_speed;
+  const double requests = random ? std::ceil(op.bytes / op.block_bytes) : 0;
+  if (random && !write && disk.random_read_wait_beside_sequential_s > 0 && requests >= 1) {
+    // Request by request: each waits behind whatever sequential reads run at its time.
+    s.phase = Phase::kDiskRequests;
+    s.requests_left = static_cast<std::uint32_t>(std::min(requests, 4e9));
+    s.disk = op.device;
+    set_timer(sg4::Engine::get_clock() + random_read_s(op.device), slot);
+    return;
+  }
+  double access_s = disk.access_s;
+  if (random) access_s = requests / (write ? disk.write_iops : disk.read_iops);
+  start_op_flow(slot, access_s + routes[route].latency_s);
 }
 
 }  // namespace opsim
