@@ -1,87 +1,171 @@
 #include "sim/isolated_run.hpp"
 
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <system_error>
+
+#include "common/input_error.hpp"
 
 namespace opsim {
 namespace {
 
-// The child writes one status byte ('R' result, 'E' error message) and then the text.
+// The first byte a child writes says what the text after it is.
 constexpr char kResult = 'R';
-constexpr char kError = 'E';
+constexpr char kInputError = 'I';
+constexpr char kInternalError = 'E';
 
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
+[[noreturn]] void throw_errno(const char* call) {
+  throw std::system_error(errno, std::generic_category(), call);
+}
+
+bool write_all(int fd, const std::string& data) {
+  std::size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
+    written += static_cast<std::size_t>(n);
   }
   return true;
 }
 
-[[noreturn]] void child_main(int fd, const std::function<std::string()>& job) {
-  std::string message(1, kResult);
+std::string answer_of(const std::function<std::string()>& job) {
   try {
-    message += job();
+    return kResult + job();
+  } catch (const InputError& e) {
+    return kInputError + std::string(e.what());
   } catch (const std::exception& e) {
-    message.assign(1, kError);
-    message += e.what();
+    return kInternalError + std::string(e.what());
   } catch (...) {
-    message.assign(1, kError);
-    message += "unknown exception";
+    return kInternalError + std::string("unknown exception");
   }
-  const bool ok = write_all(fd, message.data(), message.size());
+}
+
+[[noreturn]] void child_main(int fd, pid_t parent, const std::function<std::string()>& job) {
+  // Die with the parent; it may have died before prctl, and then we were reparented.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(3);
+  const bool written = write_all(fd, answer_of(job));
   ::close(fd);
   // _exit: no atexit handlers or static destructors of the parent's state (SimGrid's).
-  ::_exit(ok ? 0 : 3);
+  ::_exit(written ? 0 : 3);
+}
+
+struct RunningChild {
+  std::size_t index;
+  pid_t pid;
+  int fd;
+  std::string received;
+};
+
+RunningChild start_child(const std::function<std::string()>& job, std::size_t index) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw_errno("pipe");
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int error = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    errno = error;
+    throw_errno("fork");
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_main(fds[1], parent, job);
+  }
+  ::close(fds[1]);
+  return RunningChild{index, pid, fds[0], {}};
+}
+
+ChildOutcome outcome_of(const std::string& received, int status) {
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    return {ChildFailure::kCrashed, "child process killed by signal " + std::to_string(signal) +
+                                        " (" + ::strsignal(signal) + ")"};
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !received.empty()) {
+    const std::string text = received.substr(1);
+    if (received[0] == kResult) return {ChildFailure::kNone, text};
+    if (received[0] == kInputError) return {ChildFailure::kInputError, text};
+    if (received[0] == kInternalError) return {ChildFailure::kInternalError, text};
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return {ChildFailure::kInternalError,
+          "child process exited with status " + std::to_string(code) + " without a result"};
+}
+
+// Reads what the child has written; at end of file reaps it and returns true.
+bool read_or_reap(RunningChild& child, ChildOutcome& outcome) {
+  char chunk[1 << 16];
+  const ssize_t n = ::read(child.fd, chunk, sizeof chunk);
+  if (n > 0) {
+    child.received.append(chunk, static_cast<std::size_t>(n));
+    return false;
+  }
+  if (n < 0 && errno == EINTR) return false;
+  ::close(child.fd);
+  int status = 0;
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  outcome = outcome_of(child.received, status);
+  return true;
+}
+
+// Waits until some running child has something to read or has closed its pipe.
+std::vector<pollfd> wait_for_any(const std::vector<RunningChild>& running) {
+  std::vector<pollfd> polls;
+  for (const RunningChild& child : running) polls.push_back(pollfd{child.fd, POLLIN, 0});
+  while (::poll(polls.data(), polls.size(), -1) < 0)
+    if (errno != EINTR) throw_errno("poll");
+  return polls;
 }
 
 }  // namespace
 
+std::vector<ChildOutcome> run_isolated_jobs(const std::vector<std::function<std::string()>>& jobs,
+                                            unsigned parallel,
+                                            const std::function<void(std::size_t)>& on_done) {
+  std::vector<ChildOutcome> outcomes(jobs.size());
+  std::vector<RunningChild> running;
+  std::size_t next = 0;
+  if (parallel == 0) parallel = 1;
+  while (next < jobs.size() || !running.empty()) {
+    for (; next < jobs.size() && running.size() < parallel; ++next)
+      running.push_back(start_child(jobs[next], next));
+    const std::vector<pollfd> polls = wait_for_any(running);
+    for (std::size_t i = running.size(); i-- > 0;) {
+      if (!(polls[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const std::size_t index = running[i].index;
+      if (!read_or_reap(running[i], outcomes[index])) continue;
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+      if (on_done) on_done(index);
+    }
+  }
+  return outcomes;
+}
+
+void throw_if_failed(const ChildOutcome& outcome, const std::string& context) {
+  switch (outcome.failure) {
+    case ChildFailure::kNone:
+      return;
+    case ChildFailure::kInputError:
+      throw InputError(context + outcome.text);
+    case ChildFailure::kInternalError:
+    case ChildFailure::kCrashed:
+      throw ChildProcessFailure(context + outcome.text);
+  }
+}
+
 std::string run_isolated(const std::function<std::string()>& job) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int err = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::system_error(err, std::generic_category(), "fork");
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    child_main(fds[1], job);
-  }
-  ::close(fds[1]);
-  std::string received;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    received.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  const bool clean_exit = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (clean_exit && !received.empty() && received[0] == kResult) return received.substr(1);
-  if (clean_exit && !received.empty() && received[0] == kError)
-    throw IsolatedRunError(received.substr(1));
-  if (WIFSIGNALED(status))
-    throw IsolatedRunError("isolated run: child process killed by signal " +
-                           std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) +
-                           ")");
-  throw IsolatedRunError("isolated run: child process exited with status " +
-                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                         " without a result");
+  std::vector<ChildOutcome> outcomes = run_isolated_jobs({job}, 1);
+  throw_if_failed(outcomes.front());
+  return std::move(outcomes.front().text);
 }
 
 }  // namespace opsim

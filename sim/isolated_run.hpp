@@ -1,28 +1,54 @@
-// Runs a job in a forked child process and returns the string it produced, so that one
-// process can run many SimGrid simulations (SimGrid allows one Engine per process).
+// Runs jobs in forked child processes and brings back each one's result string, or why it
+// failed: bad input, an internal error, or a crash. SimGrid allows one Engine per process,
+// so every simulation of a comparison, a sweep or a validation gets a process of its own.
 //
 //   std::string json = run_isolated([&] { return to_json(simulate(machine, graph)); });
 //
-// The child inherits the parent's memory (the machine, the graph) by fork(); only the
-// result string crosses back, through a pipe.
+// A child inherits the parent's memory (the machine, the graph) by fork(); only the result
+// crosses back, through a pipe, after one byte that says what kind of answer it is. A child
+// dies with its parent.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace opsim {
 
-/// The child threw: what() is the child's exception message.
-class IsolatedRunError : public std::runtime_error {
+enum class ChildFailure {
+  kNone,           ///< the job returned its result
+  kInputError,     ///< the job threw InputError: the user's input is wrong
+  kInternalError,  ///< the job threw anything else, or the child exited without answering
+  kCrashed,        ///< the child was killed by a signal
+};
+
+struct ChildOutcome {
+  ChildFailure failure = ChildFailure::kNone;
+  std::string text;  ///< the job's result, or a one-line reason when it failed
+  bool ok() const { return failure == ChildFailure::kNone; }
+};
+
+/// A child that failed for a reason other than bad input (an internal error or a crash).
+class ChildProcessFailure : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-/// Runs `job` in a child process and returns its result. Throws IsolatedRunError with the
-/// child's message when the job throws, and with the exit status or signal when the child
-/// dies without answering (a crash, an abort, std::exit). Throws std::system_error when
-/// fork or pipe fail. Do not call it while other threads hold locks the job needs.
+/// Runs every job, at most `parallel` at once, each in a fresh forked child. `on_done(index)`
+/// is called in the parent as each job ends (for progress bars). Outcomes keep job order.
+/// Throws std::system_error when pipe, fork or poll fail. Call only from a single-threaded
+/// process (the children copy no other threads, and the locks those held stay held).
+std::vector<ChildOutcome> run_isolated_jobs(const std::vector<std::function<std::string()>>& jobs,
+                                            unsigned parallel,
+                                            const std::function<void(std::size_t)>& on_done = {});
+
+/// Throws what `outcome` says, each message prefixed with `context` (e.g. "ring on dgx1: "):
+/// InputError for bad input, ChildProcessFailure otherwise. Does nothing when it is ok.
+void throw_if_failed(const ChildOutcome& outcome, const std::string& context = "");
+
+/// Runs one job in a child and returns its result, or throws as throw_if_failed does.
 std::string run_isolated(const std::function<std::string()>& job);
 
 }  // namespace opsim

@@ -41,8 +41,8 @@ SimulationResult simulate(const Machine& machine, const OpGraph& graph,
 
 /// The same, in a forked child process (sim/isolated_run.hpp), so that it may be called any
 /// number of times in one process — as long as that process has not itself run simulate()
-/// (the child would inherit its Engine). Errors come back as IsolatedRunError carrying the
-/// child's message. Observers are not supported across the process boundary.
+/// (the child would inherit its Engine). Errors come back as run_isolated() throws them: InputError
+/// for bad input, ChildProcessFailure otherwise. Observers do not cross the process boundary.
 SimulationResult simulate_isolated(const Machine& machine, const OpGraph& graph,
                                    const SimulateOptions& options = {});
 

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/input_error.hpp"
 #include "engine/exec/real_backend.hpp"
 #include "engine/frontend/array.hpp"
 #include "engine/scheduler.hpp"
@@ -40,10 +41,11 @@ struct ContextOptions {
 };
 
 /// Thrown when a program names a device the machine does not have (e.g. gpu(0) on a machine
-/// with no GPU): the message says which and why.
-class NoSuchDevice : public std::runtime_error {
+/// with no GPU): the message says which and why. It is the user's input that is wrong (the
+/// program or the machine chosen for it), so the CLI exits with code 2.
+class NoSuchDevice : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 class Context {
@@ -112,7 +114,7 @@ struct RecordedRun {
 /// Runs a recorded graph on `backend` through a fresh Scheduler (submit_all, run), with
 /// `observers` attached (e.g. a trace recorder). `window` bounds ops in flight (0: none).
 RecordedRun run_recorded(const Machine& machine, const OpGraph& graph, Backend& backend,
-                        std::span<SchedulerObserver* const> observers = {},
-                        std::uint32_t window = 0);
+                         std::span<SchedulerObserver* const> observers = {},
+                         std::uint32_t window = 0);
 
 }  // namespace opsim::frontend

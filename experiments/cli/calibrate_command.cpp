@@ -8,6 +8,7 @@
 
 #include "experiments/calibration/calibration.hpp"
 #include "experiments/calibration/profile_changes.hpp"
+#include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "common/input_error.hpp"
@@ -177,6 +178,27 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
   if (!report.disk_note.empty()) std::cout << "disk: " << report.disk_note << "\n";
   if (!options.out_path.empty()) std::cout << "Profile: " << options.out_path << "\n";
   return 0;
+}
+
+Command register_calibrate_command(CLI::App& opsim) {
+  auto options = std::make_shared<CalibrateCommandOptions>();
+  CLI::App* calibrate = opsim.add_subcommand(
+      "calibrate", "Measure this machine (GEMM, memcpy, DRAM, disk, dispatch) into a profile YAML");
+  calibrate->add_option("--out,-o", options->out_path, "Profile file (written atomically)")
+      ->capture_default_str();
+  calibrate->add_flag("--quick", options->quick, "Small sizes, 3 repeats: about 10 s");
+  calibrate->add_option("--repeats", options->repeats, "Runs per measurement (default 5)");
+  add_format_option(*calibrate, options->format, {"table", "json"});
+  calibrate
+      ->add_option("--statistic", options->statistic,
+                   "median, or best (highest rate / shortest time) of the repeats")
+      ->check(CLI::IsMember({"median", "best"}))
+      ->capture_default_str();
+  calibrate->add_option("--against", options->against,
+                        "A previous profile: name the parameters more than 5% apart");
+  calibrate->add_option("--scratch-dir", options->scratch_dir,
+                        "Directory for the disk scratch file (default: temp directory)");
+  return {calibrate, [options] { return run_calibrate_command(*options); }};
 }
 
 }  // namespace opsim

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "experiments/calibration/accuracy.hpp"
+#include "experiments/cli/command.hpp"
 #include "hw_models/machine.hpp"
 
 namespace opsim {
@@ -33,5 +34,8 @@ Machine calibrate_groups(const Machine& base, const std::vector<std::string>& gr
                          const std::string& scratch_dir, calibration::Statistic statistic);
 /// Parses --statistic; throws InputError naming the flag.
 calibration::Statistic statistic_option(const std::string& text);
+
+/// Adds `opsim calibrate` and its options to `opsim`.
+Command register_calibrate_command(CLI::App& opsim);
 
 }  // namespace opsim

@@ -8,13 +8,14 @@
 #include <iostream>
 #include <memory>
 
+#include "common/input_error.hpp"
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/csv_trace_writer.hpp"
-#include "experiments/cli/process_pool.hpp"
+#include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "experiments/sync/sync_strategy.hpp"
-#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
+#include "sim/isolated_run.hpp"
 #include "topologies/topology_catalog.hpp"
 #ifdef OPSIM_HAVE_GUI
 #include <QString>
@@ -31,19 +32,9 @@ std::string fixed(double value, int digits) {
   return buffer;
 }
 
+// --format, --strategies, --bytes and --jobs are checked as they are parsed.
 void check_options(const CompareOptions& options) {
-  if (options.format != "table" && options.format != "json" && options.format != "csv")
-    throw InputError("--format: '" + options.format + "' is not one of table, json, csv");
   if (options.strategies.empty()) throw InputError("--strategies: give at least one strategy");
-  const auto known = sync_strategy_names();
-  for (const std::string& s : options.strategies) {
-    if (std::find(known.begin(), known.end(), s) == known.end()) {
-      std::string list;
-      for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw InputError("--strategies: unknown strategy '" + s + "' (known: " + list + ")");
-    }
-  }
-  if (!(options.bytes > 0)) throw InputError("--bytes: must be > 0");
   if (options.gpus == 1 || options.gpus < 0) throw InputError("--gpus: needs at least 2 GPUs");
   // Resolve once here so a bad topology is one clear error, not one per strategy.
   (void)apply_what_if(resolve_topology(options.topology), options.what_if);
@@ -134,11 +125,9 @@ int run_compare(const CompareOptions& options) {
   std::vector<std::function<std::string()>> jobs;
   for (const auto& request : requests)
     jobs.push_back([request] { return to_json(run_strategy(request)).dump(); });
-  const auto outcomes = run_in_children(jobs, options.parallel);
+  const auto outcomes = run_isolated_jobs(jobs, options.parallel);
   for (std::size_t i = 0; i < outcomes.size(); ++i)
-    if (!outcomes[i].ok)
-      throw InputError(requests[i].strategy + " on " + options.topology + ": " +
-                       outcomes[i].output);
+    throw_if_failed(outcomes[i], requests[i].strategy + " on " + options.topology + ": ");
 
   struct Row {
     StrategyRunResult result;
@@ -146,7 +135,7 @@ int run_compare(const CompareOptions& options) {
   };
   std::vector<Row> rows;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    auto result = strategy_result_from_json(nlohmann::json::parse(outcomes[i].output));
+    auto result = strategy_result_from_json(nlohmann::json::parse(outcomes[i].text));
     if (requests[i].comm_only && !options.comm_only) {
       rows.back().comm_only_s = result.makespan_s;
     } else {
@@ -225,6 +214,38 @@ int run_compare(const CompareOptions& options) {
                 << "/<strategy>.json (Perfetto, opsim-gui) and .csv\n";
   }
   return 0;
+}
+
+Command register_compare_command(CLI::App& opsim) {
+  auto options = std::make_shared<CompareOptions>();
+  CLI::App* compare = opsim.add_subcommand(
+      "compare", "Compare gradient-sync strategies on a machine (the main job)");
+  compare
+      ->add_option("--topology", options->topology, "Preset, family (nvlink-ring:8) or YAML file")
+      ->capture_default_str();
+  std::vector<std::string> known;
+  for (std::string_view name : sync_strategy_names()) known.emplace_back(name);
+  compare
+      ->add_option("--strategies", options->strategies,
+                   "Comma-separated: tree,cpu,split,ring,multi-ring,ps")
+      ->delimiter(',')
+      ->check(CLI::IsMember(known))
+      ->capture_default_str();
+  compare
+      ->add_option("--bytes", options->bytes, "Gradient size per GPU: 160MB, 1GiB or plain bytes")
+      ->transform(size_in_bytes())
+      ->default_str("160MB");
+  compare->add_option("--gpus", options->gpus, "Use the first N GPUs (default: all)");
+  compare->add_flag("--comm-only", options->comm_only,
+                    "Leave out the reductions' compute time, as the book's arithmetic does");
+  add_format_option(*compare, options->format, {"table", "json", "csv"});
+  compare->add_option("--trace-dir", options->trace_dir,
+                      "Write <strategy>.json Chrome traces and .csv here");
+  compare->add_option("--png", options->png_path,
+                      "Render the strategies' timelines on one axis to a PNG");
+  add_jobs_option(*compare, options->parallel);
+  add_what_if_options(*compare, options->what_if);
+  return {compare, [options] { return run_compare(*options); }};
 }
 
 }  // namespace opsim

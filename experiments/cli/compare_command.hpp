@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/cli/command.hpp"
 #include "experiments/cli/strategy_run.hpp"
 
 namespace opsim {
@@ -24,5 +25,8 @@ struct CompareOptions {
 
 /// Runs the comparison and prints it to stdout. Returns the process exit code.
 int run_compare(const CompareOptions& options);
+
+/// Adds `opsim compare` and its options to `opsim`.
+Command register_compare_command(CLI::App& opsim);
 
 }  // namespace opsim

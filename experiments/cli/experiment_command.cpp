@@ -4,10 +4,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "common/input_error.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "experiments/book/experiment.hpp"
+#include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/text_table.hpp"
-#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 #include "topologies/topology_catalog.hpp"
 
@@ -29,17 +30,6 @@ std::string file_stem(const std::string& text) {
 }  // namespace
 
 int run_experiment_command(const ExperimentCommandOptions& options) {
-  const auto names = book::experiment_names();
-  if (std::find(names.begin(), names.end(), options.name) == names.end()) {
-    std::string list;
-    for (auto n : names) list += (list.empty() ? "" : ", ") + std::string(n);
-    throw InputError("experiment: unknown experiment '" + options.name + "' (" + list + ")");
-  }
-  if (options.backend != "real" && options.backend != "sim")
-    throw InputError("--backend: '" + options.backend + "' is not one of real, sim");
-  if (options.format != "table" && options.format != "json")
-    throw InputError("--format: '" + options.format + "' is not one of table, json");
-  if (options.repeats < 1) throw InputError("--repeats: must be >= 1");
   if (options.backend == "real" && !options.topology.empty())
     throw InputError("--topology: applies to --backend sim only (real runs use this machine)");
 
@@ -95,6 +85,33 @@ int run_experiment_command(const ExperimentCommandOptions& options) {
   for (const std::string& note : result.notes) std::cout << "note: " << note << "\n";
   if (!trace_files.empty()) std::cout << "\nTraces in " << options.trace_dir << "/\n";
   return 0;
+}
+
+Command register_experiment_command(CLI::App& opsim) {
+  auto options = std::make_shared<ExperimentCommandOptions>();
+  CLI::App* experiment = opsim.add_subcommand(
+      "experiment",
+      "Run one of the book's experiments for real or simulated: async, cpu-gpu, compute-copy, "
+      "mlp-memory, data-parallel");
+  std::vector<std::string> names;
+  for (std::string_view name : book::experiment_names()) names.emplace_back(name);
+  experiment->add_option("name", options->name, "Experiment")
+      ->required()
+      ->check(CLI::IsMember(names));
+  experiment->add_option("--backend", options->backend, "real (this machine) or sim")
+      ->check(CLI::IsMember({"real", "sim"}))
+      ->capture_default_str();
+  experiment->add_option(
+      "--topology", options->topology,
+      "sim: preset, family or file (default: desktop-1gpu; data-parallel: pcie-switch-4gpu)");
+  add_format_option(*experiment, options->format, {"table", "json"});
+  experiment->add_option("--trace-dir", options->trace_dir,
+                         "Write one Chrome trace per variant here");
+  experiment->add_option("--window", options->window, "In-flight window of the frontend (0: none)");
+  experiment->add_option("--repeats", options->repeats, "real: runs per variant, fastest reported")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  return {experiment, [options] { return run_experiment_command(*options); }};
 }
 
 }  // namespace opsim

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "experiments/cli/command.hpp"
+
 namespace opsim {
 
 struct ExperimentCommandOptions {
@@ -17,5 +19,8 @@ struct ExperimentCommandOptions {
 };
 
 int run_experiment_command(const ExperimentCommandOptions& options);
+
+/// Adds `opsim experiment` and its options to `opsim`.
+Command register_experiment_command(CLI::App& opsim);
 
 }  // namespace opsim

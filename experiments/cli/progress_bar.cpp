@@ -18,21 +18,17 @@ void ProgressBar::advance(std::size_t by) {
 }
 
 void ProgressBar::draw() {
+  if (!terminal_) return;
   const double fraction =
       total_ == 0 ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_);
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  if (!terminal_) {
-    const int decile = static_cast<int>(fraction * 10);
-    if (decile == last_decile_) return;
-    last_decile_ = decile;
-  }
   constexpr int kWidth = 30;
   const int filled = static_cast<int>(fraction * kWidth);
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar.resize(kWidth, ' ');
-  std::fprintf(stderr, "%s[%s] %zu/%zu %s, %.1f s%s", terminal_ ? "\r" : "", bar.c_str(), done_,
-               total_, unit_.c_str(), elapsed_s, terminal_ ? "" : "\n");
+  std::fprintf(stderr, "\r[%s] %zu/%zu %s, %.1f s", bar.c_str(), done_, total_, unit_.c_str(),
+               elapsed_s);
   std::fflush(stderr);
 }
 

@@ -1,5 +1,6 @@
 // A one-line progress bar on stderr ("[#####     ] 12/40 sims, 3.1 s"), redrawn in place
-// when stderr is a terminal and printed every 10% otherwise (CI logs stay short).
+// when stderr is a terminal. Otherwise it draws nothing: a script reading stderr finds only
+// errors there, one line each.
 #pragma once
 
 #include <chrono>
@@ -20,7 +21,6 @@ class ProgressBar {
   std::size_t done_ = 0;
   std::string unit_;
   bool terminal_;
-  int last_decile_ = -1;
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <map>
 
+#include "common/input_error.hpp"
 #include "engine/atomic_file.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
@@ -10,16 +11,14 @@
 #include "engine/peak_memory_observer.hpp"
 #include "engine/trace_recorder.hpp"
 #include "engine/workload_file.hpp"
+#include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/text_table.hpp"
-#include "common/input_error.hpp"
 #include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
 
 namespace opsim {
 
 int run_sim_command(const SimCommandOptions& options) {
-  if (options.format != "table" && options.format != "json")
-    throw InputError("--format: '" + options.format + "' is not one of table, json");
   const WorkloadFile workload = load_workload_file(options.workload_path);
   std::string topology = options.topology;
   if (topology.empty()) {
@@ -80,6 +79,23 @@ int run_sim_command(const SimCommandOptions& options) {
     if (!options.trace_path.empty()) std::cout << "\nTrace: " << options.trace_path << "\n";
   }
   return 0;
+}
+
+Command register_sim_command(CLI::App& opsim) {
+  auto options = std::make_shared<SimCommandOptions>();
+  CLI::App* sim = opsim.add_subcommand("sim", "Simulate a workload file (JSON op graph)");
+  sim->add_option("workload", options->workload_path, "Workload file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sim->add_option("--topology", options->topology,
+                  "Preset, family or YAML file (default: the workload's)");
+  sim->add_option("--trace", options->trace_path, "Write a Chrome trace (Perfetto, opsim-gui)");
+  sim->add_option("--csv", options->csv_path, "Write one CSV row per op");
+  sim->add_option("--dot", options->dot_path, "Write the op graph as GraphViz DOT");
+  sim->add_option("--max-in-flight", options->max_in_flight, "Bound on ops in flight (0: none)");
+  add_format_option(*sim, options->format, {"table", "json"});
+  add_what_if_options(*sim, options->what_if);
+  return {sim, [options] { return run_sim_command(*options); }};
 }
 
 }  // namespace opsim

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "experiments/cli/command.hpp"
 #include "experiments/cli/what_if.hpp"
 
 namespace opsim {
@@ -19,5 +20,8 @@ struct SimCommandOptions {
 };
 
 int run_sim_command(const SimCommandOptions& options);
+
+/// Adds `opsim sim` and its options to `opsim`.
+Command register_sim_command(CLI::App& opsim);
 
 }  // namespace opsim

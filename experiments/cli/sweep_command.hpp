@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "experiments/cli/command.hpp"
+
 namespace opsim {
 
 struct SweepOptions {
@@ -19,5 +21,8 @@ struct SweepOptions {
 };
 
 int run_sweep(const SweepOptions& options);
+
+/// Adds `opsim sweep` and its options to `opsim`.
+Command register_sweep_command(CLI::App& opsim);
 
 }  // namespace opsim

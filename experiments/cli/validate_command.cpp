@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "common/input_error.hpp"
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "experiments/calibration/accuracy.hpp"
@@ -16,11 +17,11 @@
 #include "experiments/calibration/interleaved_validation.hpp"
 #include "experiments/calibration/validation.hpp"
 #include "experiments/cli/calibrate_command.hpp"
-#include "experiments/cli/process_pool.hpp"
+#include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/text_table.hpp"
-#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
+#include "sim/isolated_run.hpp"
 #include "topologies/topology_yaml.hpp"
 
 namespace opsim {
@@ -208,17 +209,16 @@ std::vector<ValidationResult> validate_suite_once(const ValidateCommandOptions& 
       return out.str();
     });
   }
-  const std::vector<ChildOutcome> sims = run_in_children(jobs, 1);
+  const std::vector<ChildOutcome> sims = run_isolated_jobs(jobs, 1);
   ProgressBar bar(workloads.size(), "workloads");
   std::vector<ValidationResult> results;
   for (std::size_t i = 0; i < workloads.size(); ++i) {
-    if (!sims[i].ok)
-      throw std::runtime_error(workloads[i].source + ": simulation failed: " + sims[i].output);
+    throw_if_failed(sims[i], workloads[i].source + ": simulation: ");
     const calibration::ValidationOptions vo = validation_options(o);
     std::string note;
     const auto real = calibration::run_workload_real(workloads[i], profile, vo, &note);
     results.push_back(calibration::compare_runs(
-        workloads[i].name, real, parse_chrome_trace(sims[i].output, workloads[i].source),
+        workloads[i].name, real, parse_chrome_trace(sims[i].text, workloads[i].source),
         vo.statistic));
     results.back().disk_note = note;
     if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
@@ -336,17 +336,11 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
 }  // namespace
 
 int run_validate_command(const ValidateCommandOptions& o) {
+  // Each option's own range is checked as it is parsed; here, how they go together.
   std::string format = o.markdown ? "markdown" : o.format;
-  if (format != "table" && format != "json" && format != "markdown")
-    throw InputError("--format: '" + format + "' is not one of table, json, markdown");
-  if (o.repeats < 1) throw InputError("--repeats: must be at least 1");
   if (!(o.min_real_s >= 0) || o.min_real_s > 3600)
     throw InputError("--min-time: must be between 0 and 3600 seconds");
-  (void)statistic_option(o.statistic);  // bad input before any run
-  if (o.rounds < 1 || o.rounds > 100) throw InputError("--rounds: must be between 1 and 100");
   if (o.rounds > 1 && o.suite_dir.empty()) throw InputError("--rounds goes with --suite");
-  if (o.interleave < 0 || o.interleave > 100)
-    throw InputError("--interleave: must be between 0 and 100 rounds");
   if (o.rounds > 1 && o.interleave > 0)
     throw InputError("--rounds and --interleave: choose one way to recalibrate");
   if (!o.suite_dir.empty()) {
@@ -370,6 +364,54 @@ int run_validate_command(const ValidateCommandOptions& o) {
   if (!o.trace_dir.empty()) traces = calibration::write_validation_traces(r, o.trace_dir);
   print_one(r, format, o.statistic, traces);
   return 0;
+}
+
+Command register_validate_command(CLI::App& opsim) {
+  auto o = std::make_shared<ValidateCommandOptions>();
+  CLI::App* validate = opsim.add_subcommand(
+      "validate", "Run a workload for real and simulated on a calibrated profile; compare");
+  validate->add_option("workload", o->workload_path, "Workload file (JSON op graph)")
+      ->check(CLI::ExistingFile);
+  validate->add_option("--suite", o->suite_dir,
+                       "Validate every *.json workload in this directory (accuracy table)");
+  validate
+      ->add_option("--profile", o->profile_path,
+                   "Profile YAML (default: ./calibrated.yaml, else a quick calibration)")
+      ->check(CLI::ExistingFile);
+  add_format_option(*validate, o->format, {"table", "json", "markdown"});
+  validate->add_flag("--markdown", o->markdown, "Suite table as Markdown");
+  validate->add_option("--trace-dir", o->trace_dir,
+                       "Write <workload>.real/.sim/.overlay.json Chrome traces here");
+  validate->add_option("--max-in-flight", o->max_in_flight,
+                       "Bound on ops in flight (default: the workload's max_in_flight)");
+  validate->add_option("--repeats", o->repeats, "Timed real runs, at least; median reported")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  validate
+      ->add_option("--min-time", o->min_real_s,
+                   "More timed real runs until they add up to this many seconds")
+      ->capture_default_str();
+  validate
+      ->add_option("--statistic", o->statistic,
+                   "median real run, or best (the fastest; quick calibrations take best samples)")
+      ->check(CLI::IsMember({"median", "best"}))
+      ->capture_default_str();
+  validate
+      ->add_option("--interleave", o->interleave,
+                   "N rounds of real runs, each between two passes measuring what the workload "
+                   "uses; each round simulated on the samples beside it; the median round "
+                   "reported (0: off)")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  validate
+      ->add_option("--rounds", o->rounds,
+                   "Suite: N rounds of a fresh calibration then the suite; each workload's "
+                   "error over the rounds (median, range)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  validate->add_option("--scratch-dir", o->scratch_dir,
+                       "Directory for disk scratch files (default: temp directory)");
+  return {validate, [o] { return run_validate_command(*o); }};
 }
 
 }  // namespace opsim

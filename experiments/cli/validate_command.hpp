@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "experiments/cli/command.hpp"
+
 namespace opsim {
 
 struct ValidateCommandOptions {
@@ -34,5 +36,8 @@ struct ValidateCommandOptions {
 };
 
 int run_validate_command(const ValidateCommandOptions& options);
+
+/// Adds `opsim validate` and its options to `opsim`.
+Command register_validate_command(CLI::App& opsim);
 
 }  // namespace opsim

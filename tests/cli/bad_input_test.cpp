@@ -44,7 +44,7 @@ const BadCase kCases[] = {
     {"fifo as workload", [](const fs::path& d) { ::mkfifo((d / "w.json").c_str(), 0600); },
      "sim w.json", "w.json: is a FIFO (named pipe), not a workload file"},
     {"directory as workload", [](const fs::path& d) { fs::create_directory(d / "w.json"); },
-     "sim w.json", "w.json: is a directory, not a workload file"},
+     "sim w.json", "File is actually a directory: w.json"},
     {"device as workload", [](const fs::path&) {}, "sim /dev/zero",
      "/dev/zero: is a device, not a workload file"},
     {"number beyond a double",

@@ -1,10 +1,19 @@
-// run_isolated: results, child exceptions and child crashes crossing the process boundary.
+// The one child-process runner: results, bad input, internal errors and crashes crossing the
+// process boundary each as what they are; a pool that keeps job order; children that die
+// with their parent.
 #include "sim/isolated_run.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "common/input_error.hpp"
 
 namespace opsim {
 namespace {
@@ -15,12 +24,23 @@ TEST(IsolatedRun, ReturnsTheChildsString) {
   EXPECT_EQ(run_isolated([&] { return big; }), big);
 }
 
-TEST(IsolatedRun, PropagatesTheChildsExceptionMessage) {
+TEST(IsolatedRun, BadInputInTheChildIsAnInputErrorInTheParent) {
   try {
-    run_isolated([]() -> std::string { throw std::invalid_argument("topology.yaml:3: bad link"); });
+    run_isolated([]() -> std::string { throw InputError("topology.yaml:3: bad link"); });
     FAIL() << "no exception";
-  } catch (const IsolatedRunError& e) {
+  } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "topology.yaml:3: bad link");
+  }
+}
+
+TEST(IsolatedRun, OtherExceptionsInTheChildAreInternalFailures) {
+  try {
+    run_isolated([]() -> std::string { throw std::logic_error("scheduler stalled"); });
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    FAIL() << "an internal error came back as bad input: " << e.what();
+  } catch (const ChildProcessFailure& e) {
+    EXPECT_STREQ(e.what(), "scheduler stalled");
   }
 }
 
@@ -31,8 +51,8 @@ TEST(IsolatedRun, ReportsACrashClearly) {
       return "unreachable";
     });
     FAIL() << "no exception";
-  } catch (const IsolatedRunError& e) {
-    EXPECT_NE(std::string(e.what()).find("signal 11"), std::string::npos) << e.what();
+  } catch (const ChildProcessFailure& e) {
+    EXPECT_STREQ(e.what(), "child process killed by signal 11 (Segmentation fault)");
   }
 }
 
@@ -40,9 +60,84 @@ TEST(IsolatedRun, ReportsAnExitWithoutResult) {
   try {
     run_isolated([]() -> std::string { std::_Exit(7); });
     FAIL() << "no exception";
-  } catch (const IsolatedRunError& e) {
-    EXPECT_NE(std::string(e.what()).find("status 7"), std::string::npos) << e.what();
+  } catch (const ChildProcessFailure& e) {
+    EXPECT_STREQ(e.what(), "child process exited with status 7 without a result");
   }
+}
+
+TEST(IsolatedRunJobs, KeepsJobOrderAndEachFailuresKind) {
+  std::vector<std::function<std::string()>> jobs = {
+      [] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ends last
+        return std::string("slow");
+      },
+      []() -> std::string { throw InputError("spec.yaml:2: unknown strategy"); },
+      []() -> std::string { std::abort(); },
+      [] { return std::string("fast"); },
+  };
+  std::vector<std::size_t> done_order;
+  const auto outcomes =
+      run_isolated_jobs(jobs, 4, [&](std::size_t index) { done_order.push_back(index); });
+  ASSERT_EQ(outcomes.size(), 4u);
+  EXPECT_EQ(outcomes[0].failure, ChildFailure::kNone);
+  EXPECT_EQ(outcomes[0].text, "slow");
+  EXPECT_EQ(outcomes[1].failure, ChildFailure::kInputError);
+  EXPECT_EQ(outcomes[1].text, "spec.yaml:2: unknown strategy");
+  EXPECT_EQ(outcomes[2].failure, ChildFailure::kCrashed);
+  EXPECT_EQ(outcomes[2].text, "child process killed by signal 6 (Aborted)");
+  EXPECT_EQ(outcomes[3].text, "fast");
+  ASSERT_EQ(done_order.size(), 4u);
+  EXPECT_EQ(done_order.back(), 0u);
+}
+
+TEST(IsolatedRunJobs, RunsNoMoreThanParallelAtOnce) {
+  // Each job takes 150 ms: two at a time, four jobs take two rounds (>= 300 ms).
+  std::vector<std::function<std::string()>> jobs(4, [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    return std::string("done");
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const auto outcomes = run_isolated_jobs(jobs, 2);
+  const double elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& outcome : outcomes) EXPECT_EQ(outcome.text, "done");
+  EXPECT_GE(elapsed_s, 0.3);
+}
+
+bool process_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, name, state;
+  if (!(stat >> pid_field >> name >> state)) return true;
+  return state == "Z" || state == "X";  // dead, waiting for whoever adopted it to reap it
+}
+
+TEST(IsolatedRunJobs, ChildrenDieWithTheirParent) {
+  int pid_pipe[2];
+  ASSERT_EQ(::pipe(pid_pipe), 0);
+  const pid_t parent = ::fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {  // a parent whose one job reports its pid and then outlives everything
+    ::close(pid_pipe[0]);
+    run_isolated_jobs({[&] {
+                        const pid_t self = ::getpid();
+                        (void)!::write(pid_pipe[1], &self, sizeof self);
+                        std::this_thread::sleep_for(std::chrono::seconds(60));
+                        return std::string();
+                      }},
+                      1);
+    ::_exit(0);
+  }
+  ::close(pid_pipe[1]);
+  pid_t child = 0;
+  ASSERT_EQ(::read(pid_pipe[0], &child, sizeof child), static_cast<ssize_t>(sizeof child));
+  ::close(pid_pipe[0]);
+  ::kill(parent, SIGKILL);
+  ::waitpid(parent, nullptr, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!process_gone(child) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(process_gone(child)) << "child " << child << " outlived its parent";
+  if (!process_gone(child)) ::kill(child, SIGKILL);
 }
 
 }  // namespace
