@@ -21,6 +21,7 @@
 #include "hw_models/gpu_op_time.hpp"
 #include "hw_models/roofline.hpp"
 #include "sim/sim_backend_impl.hpp"
+#include "sim/simulated_time.hpp"
 
 namespace opsim {
 
@@ -96,6 +97,7 @@ void SimBackend::prepare(const Machine& machine, const OpGraph& graph, const Str
   m.streams = &streams;
   m.graph = &graph;
   m.sink = &sink;
+  check_ops_fit_in_simulated_time(machine, graph);
   m.build_platform(graph);
   m.engine->seal_platform();
 }

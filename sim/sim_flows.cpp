@@ -9,6 +9,7 @@
 
 #include "hw_models/gpu_op_time.hpp"
 #include "sim/sim_backend_impl.hpp"
+#include "sim/simulated_time.hpp"
 
 namespace opsim {
 
@@ -218,7 +219,7 @@ void SimBackend::Impl::finish(std::uint32_t slot) {
   // An exception must not unwind through SimGrid's run loop (it leaves the engine broken
   // and the process crashes at exit): keep it, drain, and rethrow from run_until_idle().
   try {
-    sink->on_op_completed(op, start_ns, seconds_to_ns(sg4::Engine::get_clock()));
+    sink->on_op_completed(op, start_ns, simulated_ns(sg4::Engine::get_clock(), *graph, op));
   } catch (...) {
     error = std::current_exception();
   }

@@ -107,6 +107,23 @@ const BadCase kCases[] = {
                R"({"name": "a", "kind": "compute", "device": "gpu0", "gemm": {"m": 1e19, "n": 1e19, "k": 1e19}})"));
      },
      "sim w.json", "'gemm.m' must be a whole number from 1 to 2^30"},
+    {"a compare past 292 simulated years", [](const fs::path&) {}, "compare --bytes 1e30",
+     "op 'gather gpu1→gpu0' (#0) alone takes 6.25e+19 s, beyond the 9.2e9 s (292 years)"},
+    {"a GEMM past 292 simulated years",
+     [](const fs::path& d) {
+       write_workload(
+           d,
+           one_op(
+               R"({"name": "a", "kind": "compute", "device": "cpu0", "gemm": {"m": 1073741824, "n": 1073741824, "k": 1073741824}})"));
+     },
+     "sim w.json", "op 'a' (#0) alone takes 3.36e+15 s, beyond the 9.2e9 s"},
+    {"ops that queue past 292 simulated years",
+     [](const fs::path& d) {
+       write_text(d / "w.json", R"({"topology": "desktop-1gpu", "ops": [
+         {"name": "a", "kind": "dispatch", "device": "cpu0", "seconds": 5e9},
+         {"name": "b", "kind": "dispatch", "device": "cpu0", "seconds": 5e9, "after": ["a"]}]})");
+     },
+     "sim w.json", "op 'b' (#1) would end at 1e+10 s of simulated time, beyond the 9.2e9 s"},
     {"trace written over a directory",
      [](const fs::path& d) {
        write_workload(
