@@ -9,7 +9,7 @@
 #include <queue>
 #include <string>
 
-#include "engine/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
 namespace opsim {
 

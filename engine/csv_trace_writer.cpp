@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "engine/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
 namespace opsim {
 

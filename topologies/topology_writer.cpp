@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "common/atomic_file.hpp"
 #include "common/input_error.hpp"
 #include "hw_models/model_parameters.hpp"
 #include "topologies/topology_yaml.hpp"
@@ -140,24 +141,8 @@ std::string dump_topology_yaml(const Machine& machine) {
 }
 
 void save_topology_file(const Machine& machine, const std::string& path) {
-  const std::string text = dump_topology_yaml(machine);
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw InputError(path + ": cannot write topology file (" + std::strerror(errno) + ")");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw InputError(path + ": cannot write topology file (write error)");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw InputError(path + ": cannot write topology file (" + reason + ")");
-  }
+  // A unique temporary beside the target, synced and renamed; a symlink writes its target.
+  write_file_atomically(path, dump_topology_yaml(machine));
 }
 
 }  // namespace opsim

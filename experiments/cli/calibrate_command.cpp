@@ -6,12 +6,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "common/atomic_file.hpp"
+#include "common/input_error.hpp"
 #include "experiments/calibration/calibration.hpp"
 #include "experiments/calibration/profile_changes.hpp"
 #include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/text_table.hpp"
-#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 #include "topologies/topology_yaml.hpp"
 
@@ -88,6 +89,8 @@ int run_calibrate_command(const CalibrateCommandOptions& options) {
   if (options.format != "table" && options.format != "json")
     throw InputError("--format: '" + options.format + "' is not one of table, json");
   if (options.repeats < 0) throw InputError("--repeats: must be at least 1");
+  // The default --out is not seen by its validator: check it before minutes of measuring.
+  if (!options.out_path.empty()) check_output_path(options.out_path, "the profile");
   // The previous profile is read first: a bad file is an error before minutes of measuring.
   std::optional<Machine> previous;
   if (!options.against.empty()) {
@@ -185,6 +188,7 @@ Command register_calibrate_command(CLI::App& opsim) {
   CLI::App* calibrate = opsim.add_subcommand(
       "calibrate", "Measure this machine (GEMM, memcpy, DRAM, disk, dispatch) into a profile YAML");
   calibrate->add_option("--out,-o", options->out_path, "Profile file (written atomically)")
+      ->check(writable_file("the profile"))
       ->capture_default_str();
   calibrate->add_flag("--quick", options->quick, "Small sizes, 3 repeats: about 10 s");
   calibrate->add_option("--repeats", options->repeats, "Runs per measurement (default 5)");

@@ -1,7 +1,12 @@
 #include "experiments/cli/cli_options.hpp"
 
-#include <cstdio>
+#include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
+
+#include "common/atomic_file.hpp"
+#include "common/input_error.hpp"
 #include "hw_models/units.hpp"
 
 namespace opsim {
@@ -12,12 +17,49 @@ CLI::Validator size_in_bytes() {
         const auto bytes = parse_bytes(text);
         if (!bytes || !(*bytes > 0))
           return "cannot read '" + text + "' as a size (e.g. 160MB, 1GiB, 4096)";
+        if (*bytes > 9007199254740992.0)
+          return "'" + text + "' is more than 2^53 bytes (9 PB), the most opsim simulates";
         char plain[64];
         std::snprintf(plain, sizeof plain, "%.17g", *bytes);
         text = plain;
         return "";
       },
       "SIZE");
+}
+
+CLI::Validator writable_file(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& path) -> std::string {
+        try {
+          check_output_path(path, what);
+        } catch (const InputError& e) {
+          return e.what();
+        }
+        return "";
+      },
+      "FILE");
+}
+
+CLI::Validator writable_directory(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& path) -> std::string {
+        namespace fs = std::filesystem;
+        std::error_code error;
+        const std::string cannot = path + ": cannot write " + what + " here: ";
+        if (fs::exists(path, error))
+          return fs::is_directory(path, error) ? (::access(path.c_str(), W_OK | X_OK) == 0
+                                                      ? ""
+                                                      : cannot + "the directory is not writable")
+                                               : cannot + "it exists and is not a directory";
+        fs::path ancestor = fs::absolute(path, error).parent_path();
+        while (!ancestor.empty() && !fs::exists(ancestor, error)) ancestor = ancestor.parent_path();
+        if (!fs::is_directory(ancestor, error))
+          return cannot + "'" + ancestor.string() + "' is not a directory";
+        if (::access(ancestor.c_str(), W_OK | X_OK) != 0)
+          return cannot + "'" + ancestor.string() + "' is not writable";
+        return "";
+      },
+      "DIR");
 }
 
 CLI::Option* add_format_option(CLI::App& command, std::string& format,

@@ -10,8 +10,17 @@
 
 namespace opsim {
 
-/// Accepts a size such as 160MB, 1GiB or 4096 (bytes), > 0, and hands it on as plain bytes.
+/// Accepts a size such as 160MB, 1GiB or 4096 (bytes), from 1 to 2^53, and hands it on as
+/// plain bytes.
 CLI::Validator size_in_bytes();
+
+/// An output file that can be written, checked before any work (common/atomic_file.hpp's
+/// check_output_path: its directory exists and is writable; not a directory or block device).
+CLI::Validator writable_file(const std::string& what);
+
+/// An output directory that exists or can be created: the path (if it exists) is a
+/// directory, and its nearest existing ancestor is a writable directory.
+CLI::Validator writable_directory(const std::string& what);
 
 /// --format, one of `choices` (the first is the default the options struct holds).
 CLI::Option* add_format_option(CLI::App& command, std::string& format,

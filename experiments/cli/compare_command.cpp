@@ -240,9 +240,11 @@ Command register_compare_command(CLI::App& opsim) {
                     "Leave out the reductions' compute time, as the book's arithmetic does");
   add_format_option(*compare, options->format, {"table", "json", "csv"});
   compare->add_option("--trace-dir", options->trace_dir,
-                      "Write <strategy>.json Chrome traces and .csv here");
+                      "Write <strategy>.json Chrome traces and .csv here")
+      ->check(writable_directory("traces"));
   compare->add_option("--png", options->png_path,
-                      "Render the strategies' timelines on one axis to a PNG");
+                      "Render the strategies' timelines on one axis to a PNG")
+      ->check(writable_file("the PNG"));
   add_jobs_option(*compare, options->parallel);
   add_what_if_options(*compare, options->what_if);
   return {compare, [options] { return run_compare(*options); }};

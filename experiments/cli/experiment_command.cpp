@@ -106,7 +106,8 @@ Command register_experiment_command(CLI::App& opsim) {
       "sim: preset, family or file (default: desktop-1gpu; data-parallel: pcie-switch-4gpu)");
   add_format_option(*experiment, options->format, {"table", "json"});
   experiment->add_option("--trace-dir", options->trace_dir,
-                         "Write one Chrome trace per variant here");
+                         "Write one Chrome trace per variant here")
+      ->check(writable_directory("traces"));
   experiment->add_option("--window", options->window, "In-flight window of the frontend (0: none)");
   experiment->add_option("--repeats", options->repeats, "real: runs per variant, fastest reported")
       ->check(CLI::Range(1, 1000))

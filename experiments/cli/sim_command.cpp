@@ -4,7 +4,7 @@
 #include <map>
 
 #include "common/input_error.hpp"
-#include "engine/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "engine/link_traffic.hpp"
@@ -89,9 +89,12 @@ Command register_sim_command(CLI::App& opsim) {
       ->check(CLI::ExistingFile);
   sim->add_option("--topology", options->topology,
                   "Preset, family or YAML file (default: the workload's)");
-  sim->add_option("--trace", options->trace_path, "Write a Chrome trace (Perfetto, opsim-gui)");
-  sim->add_option("--csv", options->csv_path, "Write one CSV row per op");
-  sim->add_option("--dot", options->dot_path, "Write the op graph as GraphViz DOT");
+  sim->add_option("--trace", options->trace_path, "Write a Chrome trace (Perfetto, opsim-gui)")
+      ->check(writable_file("the trace"));
+  sim->add_option("--csv", options->csv_path, "Write one CSV row per op")
+      ->check(writable_file("the CSV"));
+  sim->add_option("--dot", options->dot_path, "Write the op graph as GraphViz DOT")
+      ->check(writable_file("the graph"));
   sim->add_option("--max-in-flight", options->max_in_flight, "Bound on ops in flight (0: none)");
   add_format_option(*sim, options->format, {"table", "json"});
   add_what_if_options(*sim, options->what_if);

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "common/input_error.hpp"
-#include "engine/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/progress_bar.hpp"
@@ -184,7 +184,8 @@ Command register_sweep_command(CLI::App& opsim) {
   sweep->add_option("spec", options->spec_path, "Sweep spec (YAML)")
       ->required()
       ->check(CLI::ExistingFile);
-  sweep->add_option("--out,-o", options->out_path, "CSV file (default: stdout)");
+  sweep->add_option("--out,-o", options->out_path, "CSV file (default: stdout)")
+      ->check(writable_file("the results"));
   add_jobs_option(*sweep, options->parallel);
   return {sweep, [options] { return run_sweep(*options); }};
 }

@@ -107,8 +107,9 @@ const BadCase kCases[] = {
                R"({"name": "a", "kind": "compute", "device": "gpu0", "gemm": {"m": 1e19, "n": 1e19, "k": 1e19}})"));
      },
      "sim w.json", "'gemm.m' must be a whole number from 1 to 2^30"},
-    {"a compare past 292 simulated years", [](const fs::path&) {}, "compare --bytes 1e30",
-     "op 'gather gpu1→gpu0' (#0) alone takes 6.25e+19 s, beyond the 9.2e9 s (292 years)"},
+    {"a compare past 292 simulated years", [](const fs::path&) {},
+     "compare --bytes 8PB --link-bandwidth-scale 1e-6",
+     "op 'gather gpu1→gpu0' (#0) alone takes 5e+11 s, beyond the 9.2e9 s (292 years)"},
     {"a GEMM past 292 simulated years",
      [](const fs::path& d) {
        write_workload(
@@ -124,13 +125,28 @@ const BadCase kCases[] = {
          {"name": "b", "kind": "dispatch", "device": "cpu0", "seconds": 5e9, "after": ["a"]}]})");
      },
      "sim w.json", "op 'b' (#1) would end at 1e+10 s of simulated time, beyond the 9.2e9 s"},
+    {"sweep results into a missing directory",
+     [](const fs::path& d) {
+       write_text(d / "s.yaml",
+                  "topologies: [pcie-switch-4gpu]\nstrategies: [tree]\nsizes: [1MB]\n");
+     },
+     "sweep s.yaml -o missing/x.csv",
+     "missing/x.csv: cannot write the results: directory 'missing' does not exist"},
+    {"profile into a missing directory", [](const fs::path&) {}, "calibrate --out missing/p.yaml",
+     "missing/p.yaml: cannot write the profile: directory 'missing' does not exist"},
+    {"trace directory that is a file", [](const fs::path& d) { write_text(d / "T", "a file"); },
+     "compare --trace-dir T", "T: cannot write traces here: it exists and is not a directory"},
+    {"png into a directory", [](const fs::path& d) { fs::create_directory(d / "p.png"); },
+     "compare --png p.png", "p.png: cannot write the PNG: it is a directory"},
+    {"bytes beyond 2^53 on the command line", [](const fs::path&) {}, "compare --bytes 1e30",
+     "--bytes: '1e30' is more than 2^53 bytes (9 PB), the most opsim simulates"},
     {"trace written over a directory",
      [](const fs::path& d) {
        write_workload(
            d, one_op(R"({"name": "a", "kind": "compute", "device": "cpu0", "flops": 1e9})"));
        fs::create_directory(d / "t.json");
      },
-     "sim w.json --trace t.json", "t.json: cannot write: it is a directory"},
+     "sim w.json --trace t.json", "t.json: cannot write the trace: it is a directory"},
 };
 
 void PrintTo(const BadCase& c, std::ostream* out) {

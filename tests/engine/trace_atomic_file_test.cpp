@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "common/input_error.hpp"
-#include "engine/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "engine/trace_files.hpp"

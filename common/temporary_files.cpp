@@ -1,4 +1,4 @@
-#include "engine/temporary_files.hpp"
+#include "common/temporary_files.hpp"
 
 #include <dirent.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "engine/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/input_error.hpp"
-#include "engine/temporary_files.hpp"
+#include "common/temporary_files.hpp"
 
 namespace opsim {
 namespace {
