@@ -463,7 +463,6 @@ Machine build_profile(const ProfileInputs& in, const std::string& host_name) {
       2.0 * std::max(in.memcpy_bytes_per_s, in.memcpy_two_streams_bytes_per_s);
   cpu.copy_stream_bytes_per_s = in.memcpy_bytes_per_s;
   cpu.dram.first_access_s = in.first_access_s;
-  cpu.dram.burst_word_s = 8.0 / cpu.dram.bytes_per_s();
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page_bytes = ::sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page_bytes > 0)
