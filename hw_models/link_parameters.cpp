@@ -31,12 +31,6 @@ const LinkParameter kLinkParameters[] = {
      .written_unless = 0.0,
      .requires_flag = "full_duplex",
      .flag_holders = "full-duplex links"},
-    {.key = "count",
-     .member = &L::count,
-     .unit = kCount,
-     .min = 1,
-     .max = 64,
-     .doc = "physical links bonded (NVLink: the bandwidth is per link times this)"},
 };
 
 }  // namespace

@@ -65,7 +65,7 @@ Keys disk_keys() {
 }
 Keys link_keys() {
   static const auto keys =
-      keys_of({"name", "between", "type", "generation", "lanes"}, link_parameters());
+      keys_of({"name", "between", "type", "generation", "lanes", "count"}, link_parameters());
   return keys;
 }
 
@@ -115,6 +115,11 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
     optional(node, row.key,
              [&](const YAML::Node& v) { read(cpu_parameters(), row, v, cpu, what, cpu.cores); });
   optional(node, "dram", [&](const YAML::Node& d) {
+    // A key older files wrote: say why it went rather than only that it is unknown.
+    if (d.IsMap() && d["burst_word"])
+      fail(d["burst_word"].Mark(),
+           "key 'burst_word' is no longer read: the DRAM streams at channels x "
+           "bandwidth_per_channel; remove it");
     check_map(d, dram_keys(), "the dram of " + what);
     read_all(dram_parameters(), d, cpu.dram, "the dram of " + what);
   });
@@ -227,8 +232,8 @@ void Reader::parse_device(Machine& machine, const YAML::Node& node) {
   device_marks_.push_back(node.Mark());
 }
 
-// The link its type's factory makes from the factory's own keys; `count` and `bandwidth`
-// feed the factory as well as being the link's own parameters.
+// The link its type's factory makes from the factory's own keys (`count`, `generation`,
+// `lanes`); `bandwidth` feeds the factory as well as being the link's own parameter.
 LinkModel Reader::link_of_type(const YAML::Node& node, const std::string& what) const {
   const YAML::Node type_node = required(node, "type", what);
   const std::string type = text(type_node, "type");
@@ -238,6 +243,14 @@ LinkModel Reader::link_of_type(const YAML::Node& node, const std::string& what) 
     fail(v.Mark(), "key 'lanes' applies only to pcie links");
   if (YAML::Node v = node["generation"]; v && type != "pcie" && type != "nvlink")
     fail(v.Mark(), "key 'generation' applies only to pcie and nvlink links");
+  // `count` makes an nvlink link's bandwidth (25 GB/s per link); it would change nothing
+  // beside a bandwidth given, or on a link of another type.
+  if (YAML::Node v = node["count"]; v && type != "nvlink")
+    fail(v.Mark(), "key 'count' applies only to nvlink links (its bandwidth is 25 GB/s x count)");
+  if (YAML::Node v = node["count"]; v && node["bandwidth"])
+    fail(v.Mark(),
+         "give an nvlink link either 'count' or 'bandwidth': a bandwidth replaces "
+         "count x 25 GB/s");
   int count = 1;
   optional(node, "count", [&](auto& v) { count = int(integer(v, "count", 1, 64)); });
   if (type == "pcie") {

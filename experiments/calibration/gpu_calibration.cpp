@@ -116,13 +116,15 @@ GemmRate sgemm_rate_from_chain(std::size_t n, double period_s, double launch_s) 
   return {side, 2.0 * side * side * side / work_s};
 }
 
-std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std::string* why) {
-  std::shared_ptr<GpuRuntime> runtime = gpu_runtime(why);
-  if (!runtime) return {};
-  auto probe = std::make_shared<GpuProbe>();
+namespace {
+
+// The steps of gpu_calibration_items(), each appending its group's items in sampling order.
+using Items = std::vector<CalibrationItem>;
+using ProbePtr = std::shared_ptr<GpuProbe>;
+
+// SGEMM by size, an elementwise pass, and the gap between dependent GEMMs.
+void add_gpu_compute_items(Items& items, const ProbePtr& probe, bool quick, double min_s) {
   const auto g0 = frontend::gpu(0);
-  const auto host = frontend::cpu(0);
-  std::vector<CalibrationItem> items;
   // SGEMMs chained on one stream, as a workload's dependent GEMMs run: each one's launch path,
   // cuBLAS's host work (~7 us more than a plain kernel's on an H100 host) and its kernel.
   // The profile's rate by size is the flops over this less the launch latency.
@@ -168,6 +170,9 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                        gaps += s.start_ns(chain[i].producer()) - s.end_ns(chain[i - 1].producer());
                      return ns_to_seconds(gaps) / (kOps - 1);
                    }});
+}
+
+void add_gpu_short_op_items(Items& items, double min_s) {
   // Per-op costs of short ops, on the path a workload's ops take: the floor of a dependent
   // op (64 KB passes, whose work is nothing: 15-17 us each on an H100 host), the pace of ops
   // the host enqueued while the stream worked (9.7 us), and a dependent 32 MB pass's period,
@@ -179,6 +184,13 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
   items.push_back({{MeasurementId::kGpuDependentPasses}, [=] {
                      return stream_period_s(elementwise_op(kGpuLaunchPassBytes), 50, true, min_s);
                    }});
+}
+
+// Pinned copies each way, alone and both at once; pageable ones; a one-float copy's latency.
+void add_gpu_copy_items(Items& items, const ProbePtr& probe,
+                        const std::shared_ptr<GpuRuntime>& runtime, double min_s) {
+  const auto g0 = frontend::gpu(0);
+  const auto host = frontend::cpu(0);
   auto copy_rate = [=](bool to_device) {
     return [=] {
       Context& c = probe->ctx();
@@ -232,25 +244,40 @@ std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std
                        return out;
                      });
                    }});
-  if (runtime->device_count() >= 2) {
-    items.push_back({{MeasurementId::kGpuPeerCopyLatency}, [=] {
-                       Context& c = probe->ctx();
-                       const Array src = c.full(g0, 1, 1, 1.0f);
-                       return 1.0 / probe->device_rate(1.0, min_s / 4, [&] {
-                         std::vector<Array> out;
-                         for (int i = 0; i < 16; ++i)
-                           out.push_back(c.copy_to(src, frontend::gpu(1)));
-                         return out;
-                       });
-                     }});
-    items.push_back({{MeasurementId::kGpuPeerCopy}, [=] {
-                       Context& c = probe->ctx();
-                       const Array src = c.random(g0, kCopyFloats, 1, 4);
-                       return probe->device_rate(kCopyFloats * sizeof(float), min_s, [&] {
-                         return std::vector<Array>{c.copy_to(src, frontend::gpu(1))};
-                       });
-                     }});
-  }
+}
+
+// Copies from GPU 0 to GPU 1 (hosts with two GPUs or more).
+void add_gpu_peer_items(Items& items, const ProbePtr& probe, double min_s) {
+  const auto g0 = frontend::gpu(0);
+  items.push_back({{MeasurementId::kGpuPeerCopyLatency}, [=] {
+                     Context& c = probe->ctx();
+                     const Array src = c.full(g0, 1, 1, 1.0f);
+                     return 1.0 / probe->device_rate(1.0, min_s / 4, [&] {
+                       std::vector<Array> out;
+                       for (int i = 0; i < 16; ++i) out.push_back(c.copy_to(src, frontend::gpu(1)));
+                       return out;
+                     });
+                   }});
+  items.push_back({{MeasurementId::kGpuPeerCopy}, [=] {
+                     Context& c = probe->ctx();
+                     const Array src = c.random(g0, kCopyFloats, 1, 4);
+                     return probe->device_rate(kCopyFloats * sizeof(float), min_s, [&] {
+                       return std::vector<Array>{c.copy_to(src, frontend::gpu(1))};
+                     });
+                   }});
+}
+
+}  // namespace
+
+std::vector<CalibrationItem> gpu_calibration_items(bool quick, double min_s, std::string* why) {
+  std::shared_ptr<GpuRuntime> runtime = gpu_runtime(why);
+  if (!runtime) return {};
+  auto probe = std::make_shared<GpuProbe>();
+  Items items;
+  add_gpu_compute_items(items, probe, quick, min_s);
+  add_gpu_short_op_items(items, min_s);
+  add_gpu_copy_items(items, probe, runtime, min_s);
+  if (runtime->device_count() >= 2) add_gpu_peer_items(items, probe, min_s);
   return items;
 }
 

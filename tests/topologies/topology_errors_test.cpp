@@ -250,6 +250,19 @@ TEST(TopologyErrors, OutOfRangeAndMisplacedParameters) {
                "'efficiency' must be in (0, 1], got 1.5");
 }
 
+// Keys that would be read and change nothing are refused, saying why.
+TEST(TopologyErrors, KeysWithoutEffect) {
+  expect_error(machine("{name: cpu0, kind: cpu, dram: {channels: 2, burst_word: 0.2ns}}"), 3,
+               "key 'burst_word' is no longer read: the DRAM streams at channels x "
+               "bandwidth_per_channel");
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
+                       "{between: [gpu0, cpu0], type: pcie, count: 2}"),
+               6, "key 'count' applies only to nvlink links");
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
+                       "{between: [gpu0, cpu0], type: nvlink, count: 2, bandwidth: 40GB/s}"),
+               6, "give an nvlink link either 'count' or 'bandwidth'");
+}
+
 TEST(TopologyErrors, KeyOfAnotherKind) {
   expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu, cores: 80}"), 4,
                "key 'cores' applies to cpu devices, not to device 'gpu0' of kind gpu");

@@ -217,7 +217,7 @@ TEST(TopologyPresets, MachineDifferenceSeesAChangedField) {
   b.mutable_link(3).model.bytes_per_s *= 1.0000001;
   EXPECT_NE(machine_difference(a, b).find("link 3"), std::string::npos);
   Machine c = a;
-  c.mutable_device(0).cpu.dram.burst_word_s = 0.3e-9;
+  c.mutable_device(0).cpu.dram.first_access_s *= 1.5;
   EXPECT_NE(machine_difference(a, c).find("dram"), std::string::npos);
 }
 
@@ -244,7 +244,7 @@ devices:
     disk_write_speed_one_busy: 0.8
     disk_write_speed_all_busy: 0.75
     copy_streams: 3
-    dram: {channels: 6, bandwidth_per_channel: 21.3GB/s, first_access: 90ns, burst_word: 0.25ns, capacity: 384GiB}
+    dram: {channels: 6, bandwidth_per_channel: 21.3GB/s, first_access: 90ns, capacity: 384GiB}
   - {name: gpu0, kind: gpu, model: a100, fp32_peak: 20TFLOPS, fp16_peak: 300 TFLOP/s, memory_bandwidth: 2TB/s,
      memory_size: 80GB, launch_latency: 4us, copy_launch_latency: 200us, min_dependent_op: 15us,
      min_queued_op: 9.5us, copy_engines: 3,
@@ -260,7 +260,7 @@ links:
   - {between: [sw0, cpu0], type: pcie, bandwidth: 10Gbit/s, latency: 250ns, full_duplex: false}
   - {between: [nic0, cpu0], type: ethernet, bandwidth: 25Gbit/s, latency: 2us}
   - {between: [hdd0, cpu0], type: sata, bandwidth: 6e8}
-  - {between: [nvme0, cpu0], type: memory, bandwidth: 1GB/s, count: 3}
+  - {between: [nvme0, cpu0], type: memory, bandwidth: 1GB/s}
   - {between: [ssd0, sw0], type: nvlink, generation: 3, count: 2}
 )",
                                         "all.yaml");
@@ -283,7 +283,6 @@ links:
   EXPECT_EQ(cpu.dram.channels, 6);
   EXPECT_DOUBLE_EQ(cpu.dram.bytes_per_s_per_channel, 21.3e9);
   EXPECT_DOUBLE_EQ(cpu.dram.first_access_s, 90e-9);
-  EXPECT_DOUBLE_EQ(cpu.dram.burst_word_s, 0.25e-9);
   EXPECT_EQ(cpu.dram.capacity_bytes, 384.0 * 1024 * 1024 * 1024);
   const GpuModel& gpu = m.device(id(m, "gpu0")).gpu;
   EXPECT_EQ(gpu.fp32_flops_per_s, 20e12);
@@ -326,7 +325,6 @@ links:
   EXPECT_EQ(m.link(*m.find_link("hdd0-cpu0")).model.kind, LinkKind::kSata);
   const Link& bus = m.link(*m.find_link("nvme0-cpu0"));
   EXPECT_EQ(bus.model.kind, LinkKind::kMemoryBus);
-  EXPECT_EQ(bus.model.count, 3);
   EXPECT_EQ(bus.model.bytes_per_s, 1e9);
   const Link& nv = m.link(*m.find_link("ssd0-sw0"));
   EXPECT_EQ(nv.model.bytes_per_s, 50e9);
