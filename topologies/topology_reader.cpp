@@ -10,6 +10,7 @@
 
 #include "common/closest_name.hpp"
 #include "common/input_error.hpp"
+#include "common/input_file.hpp"
 #include "hw_models/model_presets.hpp"
 #include "topologies/topology_yaml.hpp"
 #include "topologies/yaml_fields.hpp"
@@ -434,14 +435,9 @@ Machine parse_topology_yaml(std::string_view text, std::string_view source_name)
 }
 
 Machine load_topology_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path + ": cannot read topology file (" + std::strerror(errno) + ")");
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(path + ": cannot read topology file (read error)");
-  return parse_topology_yaml(buffer.str(), path);
+  // A machine description is small; 64 MiB bounds what yaml-cpp is asked to hold.
+  constexpr std::uint64_t kMostTopologyBytes = std::uint64_t{64} << 20;
+  return parse_topology_yaml(read_input_file(path, "topology file", kMostTopologyBytes), path);
 }
 
 }  // namespace opsim

@@ -1,5 +1,7 @@
 // Every bad topology gives ONE line "FILE:LINE:COL: what is wrong" as opsim::InputError.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -219,9 +221,30 @@ TEST(TopologyErrors, UnreadableFile) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     const std::string message = e.what();
-    EXPECT_EQ(message.rfind(path + ": cannot read topology file", 0), 0u) << message;
+    EXPECT_EQ(message.rfind(path + ": cannot open topology file", 0), 0u) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos);
   }
+}
+
+// A FIFO or a directory is refused at once: reading a FIFO would block until someone wrote.
+TEST(TopologyErrors, NotARegularFileIsRefusedWithoutBlocking) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("opsim_topology_fifo_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string fifo = (dir / "machine.yaml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(
+      {
+        try {
+          load_topology_file(fifo);
+        } catch (const InputError& e) {
+          EXPECT_EQ(std::string(e.what()), fifo + ": is a FIFO (named pipe), not a topology file");
+          throw;
+        }
+      },
+      InputError);
+  EXPECT_THROW(load_topology_file(dir.string()), InputError);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(TopologyErrors, GpuWithNoRouteToACpu) {
