@@ -355,7 +355,7 @@ CpuModel Reader::parse_cpu(const YAML::Node& node, const std::string& what) cons
   optional(node, "beside_dispatch_speed",
            [&](auto& v) { cpu.beside_dispatch_speed = fraction(v, "beside_dispatch_speed"); });
   for (auto [key, field] : kDiskSpeedBesideComputeFields)
-    optional(node, key, [&](auto& v) { cpu.*field = fraction(v, key); });
+    optional(node, key, [&, key = key, field = field](auto& v) { cpu.*field = fraction(v, key); });
   optional(node, "disk_io_cores", [&](auto& v) {
     cpu.disk_io_cores = quantity(v, "disk_io_cores", kNumber, Bound::kNonNegative);
     if (cpu.disk_io_cores > cpu.cores)
