@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "common/input_error.hpp"
@@ -10,44 +11,56 @@
 namespace opsim {
 namespace {
 
+// Messages quote the file's own text (keys, values, yaml-cpp's complaint about a character),
+// which may hold line breaks; the message stays one line.
+InputError input_error(std::string message) {
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  std::replace(message.begin(), message.end(), '\r', ' ');
+  return InputError(message);
+}
+
 SweepSpec spec_from_yaml(const YAML::Node& root, const std::string& path) {
   auto place = [&](const YAML::Node& node) {
     return path + ":" + std::to_string(node.Mark().line + 1) + ":" +
            std::to_string(node.Mark().column + 1);
   };
   if (!root.IsMap())
-    throw InputError(path + ": the spec must be a mapping (topologies, strategies, bytes, ...)");
+    throw input_error(path + ": the spec must be a mapping (topologies, strategies, bytes, ...)");
   SweepSpec spec;
   auto strings = [&](const char* key, bool required) {
     std::vector<std::string> out;
     const YAML::Node node = root[key];
     if (!node) {
-      if (required) throw InputError(path + ": missing '" + key + "'");
+      if (required) throw input_error(path + ": missing '" + key + "'");
       return out;
     }
     if (node.IsScalar()) return std::vector<std::string>{node.as<std::string>()};
     if (!node.IsSequence() || node.size() == 0)
-      throw InputError(place(node) + ": '" + key + "' must be a non-empty list");
+      throw input_error(place(node) + ": '" + key + "' must be a non-empty list");
     for (const auto& item : node) {
       if (!item.IsScalar())
-        throw InputError(place(item) + ": '" + key + "' entries must be plain values");
+        throw input_error(place(item) + ": '" + key + "' entries must be plain values");
       out.push_back(item.as<std::string>());
     }
     return out;
   };
   for (const auto& entry : root) {
+    if (!entry.first.IsScalar())
+      throw input_error(place(entry.first) +
+                        ": keys must be plain words (topologies, strategies, " +
+                        "bytes, gpus, comm_only)");
     const std::string key = entry.first.as<std::string>();
     if (key != "topologies" && key != "strategies" && key != "bytes" && key != "gpus" &&
         key != "comm_only")
-      throw InputError(place(entry.first) + ": unknown key '" + key +
-                       "' (topologies, strategies, bytes, gpus, comm_only)");
+      throw input_error(place(entry.first) + ": unknown key '" + key +
+                        "' (topologies, strategies, bytes, gpus, comm_only)");
   }
   spec.topologies = strings("topologies", true);
   spec.strategies = strings("strategies", true);
   for (const std::string& text : strings("bytes", true)) {
     auto bytes = parse_bytes(text);
     if (!bytes || !(*bytes > 0))
-      throw InputError(place(root["bytes"]) + ": cannot read '" + text + "' as a size");
+      throw input_error(place(root["bytes"]) + ": cannot read '" + text + "' as a size");
     spec.bytes.push_back(*bytes);
   }
   if (root["gpus"]) {
@@ -56,7 +69,7 @@ SweepSpec spec_from_yaml(const YAML::Node& root, const std::string& path) {
       char* end = nullptr;
       const long n = std::strtol(text.c_str(), &end, 10);
       if (*end != '\0' || n < 2 || n > 1'000'000)
-        throw InputError(place(root["gpus"]) + ": '" + text + "' is not a GPU count >= 2");
+        throw input_error(place(root["gpus"]) + ": '" + text + "' is not a GPU count >= 2");
       spec.gpus.push_back(static_cast<int>(n));
     }
   }
@@ -64,15 +77,15 @@ SweepSpec spec_from_yaml(const YAML::Node& root, const std::string& path) {
     try {
       spec.comm_only = root["comm_only"].as<bool>();
     } catch (const YAML::Exception&) {
-      throw InputError(place(root["comm_only"]) + ": 'comm_only' must be true or false");
+      throw input_error(place(root["comm_only"]) + ": 'comm_only' must be true or false");
     }
   }
   return spec;
 }
 
 [[noreturn]] void throw_syntax_error(const YAML::Exception& e, const std::string& path) {
-  throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                   std::to_string(e.mark.column + 1) + ": " + e.msg);
+  throw input_error(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                    std::to_string(e.mark.column + 1) + ": " + e.msg);
 }
 
 }  // namespace
@@ -93,7 +106,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
-    throw InputError(path + ": cannot open sweep spec");
+    throw input_error(path + ": cannot open sweep spec");
   } catch (const YAML::Exception& e) {
     throw_syntax_error(e, path);
   }
