@@ -56,8 +56,7 @@ for h in "${harnesses[@]}"; do
   rc=0
   "$build_dir/bin/${h}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$dir/findings/" "${continue_opts[@]}" "${dict[@]}" \
-    "$dir/corpus" \
-    >"$dir/log" 2>&1 || rc=$?
+    "$dir/corpus" >"$dir/log" 2>&1 || rc=$?
   # The final stats, or in fork mode the last status line "#N: cov: ...".
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
   [ -n "$executions" ] || executions=$(sed -n 's/^#\([0-9]*\):* .*/\1/p' "$dir/log" | tail -1)
