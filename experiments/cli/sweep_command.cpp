@@ -12,89 +12,13 @@
 #include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/strategy_run.hpp"
+#include "experiments/cli/sweep_spec.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "hw_models/units.hpp"
 #include "sim/isolated_run.hpp"
 
 namespace opsim {
 namespace {
-
-struct SweepSpec {
-  std::vector<std::string> topologies;
-  std::vector<std::string> strategies;
-  std::vector<double> bytes;
-  std::vector<int> gpus = {0};
-  bool comm_only = false;
-};
-
-SweepSpec read_spec(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw InputError(path + ": cannot open sweep spec");
-  } catch (const YAML::Exception& e) {
-    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                     std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
-  auto place = [&](const YAML::Node& node) {
-    return path + ":" + std::to_string(node.Mark().line + 1) + ":" +
-           std::to_string(node.Mark().column + 1);
-  };
-  if (!root.IsMap())
-    throw InputError(path + ": the spec must be a mapping (topologies, strategies, bytes, ...)");
-  SweepSpec spec;
-  auto strings = [&](const char* key, bool required) {
-    std::vector<std::string> out;
-    const YAML::Node node = root[key];
-    if (!node) {
-      if (required) throw InputError(path + ": missing '" + key + "'");
-      return out;
-    }
-    if (node.IsScalar()) return std::vector<std::string>{node.as<std::string>()};
-    if (!node.IsSequence() || node.size() == 0)
-      throw InputError(place(node) + ": '" + key + "' must be a non-empty list");
-    for (const auto& item : node) {
-      if (!item.IsScalar())
-        throw InputError(place(item) + ": '" + key + "' entries must be plain values");
-      out.push_back(item.as<std::string>());
-    }
-    return out;
-  };
-  for (const auto& entry : root) {
-    const std::string key = entry.first.as<std::string>();
-    if (key != "topologies" && key != "strategies" && key != "bytes" && key != "gpus" &&
-        key != "comm_only")
-      throw InputError(place(entry.first) + ": unknown key '" + key +
-                       "' (topologies, strategies, bytes, gpus, comm_only)");
-  }
-  spec.topologies = strings("topologies", true);
-  spec.strategies = strings("strategies", true);
-  for (const std::string& text : strings("bytes", true)) {
-    auto bytes = parse_bytes(text);
-    if (!bytes || !(*bytes > 0))
-      throw InputError(place(root["bytes"]) + ": cannot read '" + text + "' as a size");
-    spec.bytes.push_back(*bytes);
-  }
-  if (root["gpus"]) {
-    spec.gpus.clear();
-    for (const std::string& text : strings("gpus", false)) {
-      char* end = nullptr;
-      const long n = std::strtol(text.c_str(), &end, 10);
-      if (*end != '\0' || n < 2 || n > 1'000'000)
-        throw InputError(place(root["gpus"]) + ": '" + text + "' is not a GPU count >= 2");
-      spec.gpus.push_back(static_cast<int>(n));
-    }
-  }
-  if (root["comm_only"]) {
-    try {
-      spec.comm_only = root["comm_only"].as<bool>();
-    } catch (const YAML::Exception&) {
-      throw InputError(place(root["comm_only"]) + ": 'comm_only' must be true or false");
-    }
-  }
-  return spec;
-}
 
 std::string describe(const StrategyRunRequest& q) {
   return q.strategy + " on " + q.topology + ", " + format_bytes(q.bytes) +
@@ -149,7 +73,7 @@ void throw_first_failure(const std::vector<StrategyRunRequest>& requests,
 }  // namespace
 
 int run_sweep(const SweepOptions& options) {
-  const SweepSpec spec = read_spec(options.spec_path);
+  const SweepSpec spec = load_sweep_spec(options.spec_path);
   std::vector<StrategyRunRequest> requests;
   for (const auto& topology : spec.topologies)
     for (int gpus : spec.gpus)
