@@ -1,5 +1,7 @@
 #include "topologies/yaml_fields.hpp"
 
+#include "common/utf8.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -109,6 +111,11 @@ std::string FieldReader::text(const YAML::Node& value, std::string_view key) con
   if (!value.IsScalar() || value.Scalar().empty())
     fail(value.Mark(),
          "'" + std::string(key) + "' must be a word or text, got " + node_type_name(value));
+  // Names are written back to traces and files: they must read back the same.
+  if (!is_valid_utf8(value.Scalar()))
+    fail(value.Mark(), "'" + std::string(key) + "' is not valid UTF-8");
+  if (has_control_characters(value.Scalar(), key == "description"))
+    fail(value.Mark(), "'" + std::string(key) + "' holds a control character");
   return value.Scalar();
 }
 
