@@ -81,6 +81,13 @@ class TimelineModel {
   std::optional<std::uint32_t> op_at(std::uint32_t lane, double t_ns, double tolerance_ns) const;
 
  private:
+  // The constructor's steps, in order.
+  void collect_spans();
+  void index_lane(std::uint32_t lane);
+  void build_rows(const TimelineOptions& options);
+  void link_dependencies();
+  void find_critical_path();
+
   std::shared_ptr<const Trace> trace_;
   std::vector<LaneSpans> lanes_;
   std::vector<TimelineRow> rows_;
