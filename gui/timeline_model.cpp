@@ -149,7 +149,6 @@ void TimelineModel::index_lane(std::uint32_t l) {
 // and a "Disks" group.
 void TimelineModel::build_rows(const TimelineOptions& options) {
   const Trace& t = *trace_;
-  row_of_lane_.assign(t.lanes.size(), -1);
   int last_section = -1;
   std::string last_node;
   std::string last_device;
@@ -170,7 +169,6 @@ void TimelineModel::build_rows(const TimelineOptions& options) {
     last_section = section;
     last_node = lane.node;
     last_device = lane.device;
-    row_of_lane_[l] = static_cast<int>(rows_.size());
     rows_.push_back({RowKind::kLane, section == 1 ? lane.name : short_lane_label(lane), l});
   }
 }
