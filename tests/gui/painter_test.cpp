@@ -95,7 +95,10 @@ TEST(ComparisonRender, WritesPngAndSvgHeadless) {
   img.save(screenshot_dir() + QStringLiteral("/render_comparison.png"));
 
   const QString svg = dir.filePath(QStringLiteral("c.svg"));
-  ASSERT_TRUE(render_comparison_svg(traces, {"tree", "tree again"}, svg, QSize(1400, 0)));
+  const auto panes = make_panes(traces, {"tree", "tree again"});
+  TimeAxis axis;
+  axis.fit(0, static_cast<double>(panes[0].model->end_ns()), 1400 - style.label_width_px);
+  ASSERT_TRUE(save_comparison(panes, axis, QSize(1400, 0), svg));
   QFile f(svg);
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   const QByteArray text = f.readAll();
