@@ -64,10 +64,6 @@ int row_top_px(const TimelineModel& model, int row, const TimelineStyle& style) 
   return y;
 }
 
-int row_height_px(const TimelineModel& model, int row, const TimelineStyle& style) {
-  return height_of(model.rows().at(static_cast<std::size_t>(row)).kind, style);
-}
-
 int row_at_px(const TimelineModel& model, int y_px, const TimelineStyle& style) {
   int y = style.title_height_px;
   if (y_px < y) return -1;
