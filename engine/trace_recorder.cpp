@@ -68,6 +68,30 @@ std::vector<TraceCounterSample> utilization_samples(const Trace& trace, std::uin
   return samples;
 }
 
+// A device's memory samples by time; of samples at the same time the last one wins.
+std::vector<TraceCounterSample> last_sample_per_time(std::vector<TraceCounterSample> samples) {
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const auto& x, const auto& y) { return x.at_ns < y.at_ns; });
+  std::vector<TraceCounterSample> kept;
+  for (const TraceCounterSample& s : samples) {
+    if (!kept.empty() && kept.back().at_ns == s.at_ns) {
+      kept.back() = s;
+    } else {
+      kept.push_back(s);
+    }
+  }
+  return kept;
+}
+
+void add_utilization_counters(Trace& trace, const std::vector<std::uint32_t>& link_lanes,
+                              const std::vector<std::vector<std::uint32_t>>& spans_of_lane) {
+  for (std::uint32_t lane : link_lanes) {
+    trace.counters.push_back(TraceCounter{"utilization " + trace.lanes[lane].name, "fraction",
+                                          utilization_samples(trace, lane, spans_of_lane[lane]), "",
+                                          trace.lanes[lane].name});
+  }
+}
+
 }  // namespace
 
 TraceRecorder::TraceRecorder(const Machine& machine, const OpGraph& graph,
@@ -106,37 +130,31 @@ std::string TraceRecorder::link_lane_name(const Machine& machine, LinkId link, b
   return l.name + " " + from + "\u2192" + to;
 }
 
-Trace TraceRecorder::finish() const {
-  Trace trace;
-  trace.title = title_;
-  trace.backend = backend_;
-  trace.machine = machine_.name();
-  const auto node_names = machine_.node_names();
-
-  // Ops in op-id order; a later report of the same op replaces an earlier one. Bucketing by
-  // op id is linear, where sorting two million reports was not.
-  std::vector<FinishedOp> finished;
-  {
-    std::vector<std::uint32_t> report_of(graph_.size(), kNotRecorded);
-    for (std::uint32_t i = 0; i < finished_.size(); ++i) {
-      if (finished_[i].op < report_of.size()) report_of[finished_[i].op] = i;
-    }
-    finished.reserve(finished_.size());
-    for (std::uint32_t report : report_of) {
-      if (report != kNotRecorded) finished.push_back(finished_[report]);
-    }
+// Ops in op-id order; a later report of the same op replaces an earlier one. Bucketing by op
+// id is linear, where sorting two million reports was not.
+std::vector<TraceRecorder::FinishedOp> TraceRecorder::last_report_per_op() const {
+  std::vector<std::uint32_t> report_of(graph_.size(), kNotRecorded);
+  for (std::uint32_t i = 0; i < finished_.size(); ++i) {
+    if (finished_[i].op < report_of.size()) report_of[finished_[i].op] = i;
   }
+  std::vector<FinishedOp> finished;
+  finished.reserve(finished_.size());
+  for (std::uint32_t report : report_of) {
+    if (report != kNotRecorded) finished.push_back(finished_[report]);
+  }
+  return finished;
+}
 
-  // Stream lanes that were used, by server, then device, then stream (stream indices are
-  // device-major, so (server, stream) gives that order).
+// Stream lanes that were used, by server, then device, then stream (stream indices are
+// device-major, so (server, stream) gives that order). Returns each stream's lane.
+std::vector<std::uint32_t> TraceRecorder::add_stream_lanes(
+    Trace& trace, const std::vector<FinishedOp>& finished) const {
   std::vector<StreamIndex> used;
-  {
-    std::vector<char> seen(streams_.size(), 0);
-    for (const FinishedOp& f : finished) {
-      if (f.stream < seen.size() && !seen[f.stream]) {
-        seen[f.stream] = 1;
-        used.push_back(f.stream);
-      }
+  std::vector<char> seen(streams_.size(), 0);
+  for (const FinishedOp& f : finished) {
+    if (f.stream < seen.size() && !seen[f.stream]) {
+      seen[f.stream] = 1;
+      used.push_back(f.stream);
     }
   }
   auto node_of_stream = [&](StreamIndex s) {
@@ -145,6 +163,7 @@ Trace TraceRecorder::finish() const {
   std::sort(used.begin(), used.end(), [&](StreamIndex x, StreamIndex y) {
     return std::make_pair(node_of_stream(x), x) < std::make_pair(node_of_stream(y), y);
   });
+  const auto node_names = machine_.node_names();
   std::vector<std::uint32_t> lane_of_stream(streams_.size(), 0);
   for (StreamIndex s : used) {
     const StreamInfo& info = streams_.info(s);
@@ -153,7 +172,13 @@ Trace TraceRecorder::finish() const {
     trace.lanes.push_back(
         TraceLane{info.name, node_names[device.node], device.name, lane_kind(info.kind), 0.0});
   }
+  return lane_of_stream;
+}
 
+// One trace op per finished op, on its stream's lane. Returns each op id's trace index.
+std::vector<std::uint32_t> TraceRecorder::add_ops(
+    Trace& trace, const std::vector<FinishedOp>& finished,
+    const std::vector<std::uint32_t>& lane_of_stream) const {
   std::vector<std::uint32_t> index_of_op(graph_.size(), kNotRecorded);
   trace.ops.reserve(finished.size());
   for (const FinishedOp& f : finished) {
@@ -172,15 +197,19 @@ Trace TraceRecorder::finish() const {
     t.end_ns = f.end_ns;
     trace.ops.push_back(std::move(t));
   }
+  return index_of_op;
+}
 
-  // Link lanes: one per (link, direction) crossed, numbered after the stream lanes. A
-  // half-duplex link has one lane: both directions share its capacity.
-  const std::size_t links = machine_.links().size();
+// Link lanes: one per (link, direction) crossed, numbered after the stream lanes, and one
+// span per hop of every transfer. A half-duplex link has one lane: both directions share its
+// capacity.
+TraceRecorder::LinkLaneIndex TraceRecorder::add_link_lanes(
+    Trace& trace, const std::vector<FinishedOp>& finished) const {
   auto slot_of = [&](const Hop& hop) {
     const bool second = !hop.forward && machine_.link(hop.link).model.full_duplex;
     return static_cast<std::size_t>(hop.link) * 2 + (second ? 1 : 0);
   };
-  std::vector<std::uint32_t> lane_of_hop(links * 2, kNotRecorded);
+  std::vector<std::uint32_t> lane_of_hop(machine_.links().size() * 2, kNotRecorded);
   std::vector<std::pair<std::uint32_t, Hop>> hops;  // (op index, hop)
   for (std::uint32_t i = 0; i < finished.size(); ++i) {
     const auto [src, dst] = transfer_ends(graph_.op(finished[i].op));
@@ -190,27 +219,31 @@ Trace TraceRecorder::finish() const {
       lane_of_hop[slot_of(hop)] = 0;  // mark used
     }
   }
-  std::vector<std::uint32_t> link_lanes;
+  LinkLaneIndex index;
+  const auto node_names = machine_.node_names();
   for (std::size_t slot = 0; slot < lane_of_hop.size(); ++slot) {
     if (lane_of_hop[slot] == kNotRecorded) continue;
     const LinkId link = static_cast<LinkId>(slot / 2);
-    const bool forward = slot % 2 == 0;
     const Link& l = machine_.link(link);
     lane_of_hop[slot] = static_cast<std::uint32_t>(trace.lanes.size());
-    link_lanes.push_back(lane_of_hop[slot]);
-    trace.lanes.push_back(TraceLane{link_lane_name(machine_, link, forward),
+    index.lanes.push_back(lane_of_hop[slot]);
+    trace.lanes.push_back(TraceLane{link_lane_name(machine_, link, slot % 2 == 0),
                                     node_names[machine_.device(l.a).node], l.name, LaneKind::kLink,
                                     l.model.bytes_per_s});
   }
-  std::vector<std::vector<std::uint32_t>> spans_of_lane(trace.lanes.size());
+  index.spans_of_lane.resize(trace.lanes.size());
   trace.link_spans.reserve(hops.size());
   for (const auto& [i, hop] : hops) {
     const std::uint32_t lane = lane_of_hop[slot_of(hop)];
-    spans_of_lane[lane].push_back(static_cast<std::uint32_t>(trace.link_spans.size()));
+    index.spans_of_lane[lane].push_back(static_cast<std::uint32_t>(trace.link_spans.size()));
     trace.link_spans.push_back(TraceSpan{i, lane, trace.ops[i].start_ns, trace.ops[i].end_ns});
   }
+  return index;
+}
 
-  // Dependencies between recorded ops, in (before, successor insertion) order.
+// Dependencies between recorded ops, in (before, successor insertion) order.
+void TraceRecorder::add_dependencies(Trace& trace, const std::vector<FinishedOp>& finished,
+                                     const std::vector<std::uint32_t>& index_of_op) const {
   for (const FinishedOp& f : finished) {
     const std::uint32_t before = index_of_op[f.op];
     graph_.for_each_successor(f.op, [&](OpId next) {
@@ -218,30 +251,33 @@ Trace TraceRecorder::finish() const {
         trace.dependencies.emplace_back(before, index_of_op[next]);
     });
   }
+}
 
-  // Memory counters per device, by device id; samples by time, the last one at a time wins.
+// Memory counters per device, by device id.
+void TraceRecorder::add_memory_counters(Trace& trace) const {
   std::map<DeviceId, std::vector<TraceCounterSample>> memory;
   for (const MemorySample& m : memory_) memory[m.device].push_back({m.at_ns, m.bytes_in_use});
+  const auto node_names = machine_.node_names();
   for (auto& [device, samples] : memory) {
-    std::stable_sort(samples.begin(), samples.end(),
-                     [](const auto& x, const auto& y) { return x.at_ns < y.at_ns; });
-    std::vector<TraceCounterSample> kept;
-    for (const TraceCounterSample& s : samples) {
-      if (!kept.empty() && kept.back().at_ns == s.at_ns) {
-        kept.back() = s;
-      } else {
-        kept.push_back(s);
-      }
-    }
     const Device& d = machine_.device(device);
-    trace.counters.push_back(
-        TraceCounter{"memory " + d.name, "bytes", std::move(kept), node_names[d.node], d.name});
+    trace.counters.push_back(TraceCounter{"memory " + d.name, "bytes",
+                                          last_sample_per_time(std::move(samples)),
+                                          node_names[d.node], d.name});
   }
-  for (std::uint32_t lane : link_lanes) {
-    trace.counters.push_back(TraceCounter{"utilization " + trace.lanes[lane].name, "fraction",
-                                          utilization_samples(trace, lane, spans_of_lane[lane]), "",
-                                          trace.lanes[lane].name});
-  }
+}
+
+Trace TraceRecorder::finish() const {
+  Trace trace;
+  trace.title = title_;
+  trace.backend = backend_;
+  trace.machine = machine_.name();
+  const std::vector<FinishedOp> finished = last_report_per_op();
+  const std::vector<std::uint32_t> lane_of_stream = add_stream_lanes(trace, finished);
+  const std::vector<std::uint32_t> index_of_op = add_ops(trace, finished, lane_of_stream);
+  const LinkLaneIndex link_lanes = add_link_lanes(trace, finished);
+  add_dependencies(trace, finished, index_of_op);
+  add_memory_counters(trace);
+  add_utilization_counters(trace, link_lanes.lanes, link_lanes.spans_of_lane);
   return trace;
 }
 

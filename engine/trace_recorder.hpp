@@ -64,6 +64,22 @@ class TraceRecorder final : public SchedulerObserver {
     double bytes_in_use;
     TimeNs at_ns;
   };
+  /// The link lanes a trace got, and for each lane the indices of its link spans.
+  struct LinkLaneIndex {
+    std::vector<std::uint32_t> lanes;
+    std::vector<std::vector<std::uint32_t>> spans_of_lane;
+  };
+
+  // The steps of finish(), in order.
+  std::vector<FinishedOp> last_report_per_op() const;
+  std::vector<std::uint32_t> add_stream_lanes(Trace& trace,
+                                              const std::vector<FinishedOp>& finished) const;
+  std::vector<std::uint32_t> add_ops(Trace& trace, const std::vector<FinishedOp>& finished,
+                                     const std::vector<std::uint32_t>& lane_of_stream) const;
+  LinkLaneIndex add_link_lanes(Trace& trace, const std::vector<FinishedOp>& finished) const;
+  void add_dependencies(Trace& trace, const std::vector<FinishedOp>& finished,
+                        const std::vector<std::uint32_t>& index_of_op) const;
+  void add_memory_counters(Trace& trace) const;
 
   const Machine& machine_;
   const OpGraph& graph_;

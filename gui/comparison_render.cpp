@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QGuiApplication>
+#include <QImage>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <cmath>
@@ -110,23 +111,6 @@ QSize resolved_size(const std::vector<ComparisonPane>& panes, QSize size,
   return {std::max(w, style.label_width_px + 50), std::max(h, style.ruler_height_px)};
 }
 
-}  // namespace
-
-QImage render_comparison_image(const std::vector<ComparisonPane>& panes, QSize size,
-                               const TimelineStyle& style) {
-  ensure_gui_application();
-  const QSize s = resolved_size(panes, size, style);
-  QImage image(s, QImage::Format_ARGB32_Premultiplied);
-  image.fill(Qt::white);
-  QPainter painter(&image);
-  paint_comparison(painter, panes, fitted_axis(panes, s.width(), style), QRect(QPoint(0, 0), s),
-                   style);
-  painter.end();
-  return image;
-}
-
-namespace {
-
 bool save_as(const std::vector<ComparisonPane>& panes, const TimeAxis& axis, QSize size,
              const QString& path, const TimelineStyle& style, bool as_svg) {
   ensure_gui_application();
@@ -177,16 +161,6 @@ bool render_comparison_png(const std::vector<Trace>& traces, const std::vector<s
   const auto panes = make_panes(traces, titles, lower_bounds_s);
   const QSize s = resolved_size(panes, size, style);
   return save_as(panes, fitted_axis(panes, s.width(), style), s, path, style, false);
-}
-
-bool render_comparison_svg(const std::vector<Trace>& traces, const std::vector<std::string>& titles,
-                           const QString& path, QSize size,
-                           const std::vector<double>& lower_bounds_s) {
-  ensure_gui_application();
-  const TimelineStyle style;
-  const auto panes = make_panes(traces, titles, lower_bounds_s);
-  const QSize s = resolved_size(panes, size, style);
-  return save_as(panes, fitted_axis(panes, s.width(), style), s, path, style, true);
 }
 
 }  // namespace opsim::gui

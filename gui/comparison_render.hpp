@@ -10,7 +10,6 @@
 // the thread that owns (or will own) that application.
 #pragma once
 
-#include <QImage>
 #include <QSize>
 #include <QString>
 #include <memory>
@@ -40,10 +39,6 @@ std::vector<ComparisonPane> make_panes(const std::vector<Trace>& traces,
                                        const std::vector<std::string>& titles,
                                        const std::vector<double>& lower_bounds_s = {});
 
-/// Renders to an image `size` wide; height 0 (or less) means as tall as the content.
-QImage render_comparison_image(const std::vector<ComparisonPane>& panes, QSize size,
-                               const TimelineStyle& style = {});
-
 /// Writes the panes as shown on `axis` (plot starts style.label_width_px in) to `path`: SVG
 /// when it ends in ".svg", PNG otherwise; atomically (temp file, then rename). Height 0 means
 /// as tall as the content.
@@ -52,11 +47,6 @@ bool save_comparison(const std::vector<ComparisonPane>& panes, const TimeAxis& a
 
 /// Writes a PNG (atomically: temp file, then rename). Returns false if it cannot be written.
 bool render_comparison_png(const std::vector<Trace>& traces, const std::vector<std::string>& titles,
-                           const QString& path, QSize size,
-                           const std::vector<double>& lower_bounds_s = {});
-
-/// Writes an SVG (vector, via QSvgGenerator), atomically. Height 0 means as tall as the content.
-bool render_comparison_svg(const std::vector<Trace>& traces, const std::vector<std::string>& titles,
                            const QString& path, QSize size,
                            const std::vector<double>& lower_bounds_s = {});
 

@@ -91,6 +91,26 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 
 void MainWindow::build_ui() {
   auto* split = new QSplitter(Qt::Horizontal, this);
+  build_scenario_panel(split);
+  auto* right = new QSplitter(Qt::Vertical, split);
+  build_timeline_area(right);
+  tabs_ = new QTabWidget(right);
+  tabs_->addTab(build_summary_tab(), tr("Summary"));
+  tabs_->addTab(build_selection_tab(), tr("Selection"));
+  tabs_->addTab(build_topology_tab(), tr("Topology"));
+  right->setStretchFactor(0, 3);
+  right->setStretchFactor(1, 2);
+  right->setSizes({560, 320});
+  split->setStretchFactor(1, 1);
+  setCentralWidget(split);
+  build_file_menu();
+  build_view_menu();
+  build_help_menu();
+  build_status_bar();
+  resize(1500, 950);
+}
+
+void MainWindow::build_scenario_panel(QSplitter* split) {
   panel_ = new ScenarioPanel(split);
   auto* panel_scroll = new QScrollArea(split);
   panel_scroll->setWidget(panel_);
@@ -99,8 +119,10 @@ void MainWindow::build_ui() {
   panel_scroll->setMaximumWidth(360);
   panel_scroll->setFrameShape(QFrame::NoFrame);
   connect(panel_, &ScenarioPanel::scenario_changed, this, &MainWindow::simulate);
+}
 
-  auto* right = new QSplitter(Qt::Vertical, split);
+// The ruler over the scrolling panes.
+void MainWindow::build_timeline_area(QSplitter* right) {
   auto* top = new QWidget(right);
   auto* top_layout = new QVBoxLayout(top);
   top_layout->setContentsMargins(0, 0, 0, 0);
@@ -119,8 +141,9 @@ void MainWindow::build_ui() {
   ruler_row->addWidget(ruler);
   top_layout->addLayout(ruler_row);
   top_layout->addWidget(scroll_, 1);
+}
 
-  tabs_ = new QTabWidget(right);
+QWidget* MainWindow::build_summary_tab() {
   auto* summary_tab = new QWidget(tabs_);
   auto* summary_layout = new QHBoxLayout(summary_tab);
   auto* summary_table = make_table(&summary_, summary_tab);
@@ -128,16 +151,20 @@ void MainWindow::build_ui() {
   summary_layout->addWidget(summary_table, 3);
   chart_ = new SummaryChart(&summary_, summary_tab);
   summary_layout->addWidget(chart_, 2);
-  tabs_->addTab(summary_tab, tr("Summary"));
+  return summary_tab;
+}
 
+QWidget* MainWindow::build_selection_tab() {
   auto* sel_tab = new QWidget(tabs_);
   auto* sel_layout = new QHBoxLayout(sel_tab);
   details_ = new QTextBrowser(sel_tab);
   details_->setMinimumWidth(280);
   sel_layout->addWidget(details_, 2);
   sel_layout->addWidget(make_table(&range_model_, sel_tab), 3);
-  tabs_->addTab(sel_tab, tr("Selection"));
+  return sel_tab;
+}
 
+QWidget* MainWindow::build_topology_tab() {
   auto* topo_tab = new QWidget(tabs_);
   auto* topo_layout = new QVBoxLayout(topo_tab);
   topology_pane_ = new QComboBox(topo_tab);
@@ -150,14 +177,10 @@ void MainWindow::build_ui() {
   topo_row->addStretch(1);
   topo_layout->addLayout(topo_row);
   topo_layout->addWidget(topology_, 1);
-  tabs_->addTab(topo_tab, tr("Topology"));
+  return topo_tab;
+}
 
-  right->setStretchFactor(0, 3);
-  right->setStretchFactor(1, 2);
-  right->setSizes({560, 320});
-  split->setStretchFactor(1, 1);
-  setCentralWidget(split);
-
+void MainWindow::build_file_menu() {
   auto* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open traces…"), QKeySequence::Open, this, [this] {
     const QStringList paths = QFileDialog::getOpenFileNames(
@@ -173,19 +196,23 @@ void MainWindow::build_ui() {
   });
   file->addSeparator();
   file->addAction(tr("Export view as &PNG…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export PNG"), QStringLiteral("opsim.png"), tr("PNG image (*.png)"));
-    if (!path.isEmpty() && !export_view(path))
-      QMessageBox::warning(this, tr("Export"), tr("Cannot write %1").arg(path));
+    export_view_as(tr("Export PNG"), QStringLiteral("opsim.png"), tr("PNG image (*.png)"));
   });
   file->addAction(tr("Export view as &SVG…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export SVG"), QStringLiteral("opsim.svg"), tr("SVG image (*.svg)"));
-    if (!path.isEmpty() && !export_view(path))
-      QMessageBox::warning(this, tr("Export"), tr("Cannot write %1").arg(path));
+    export_view_as(tr("Export SVG"), QStringLiteral("opsim.svg"), tr("SVG image (*.svg)"));
   });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+}
+
+void MainWindow::export_view_as(const QString& caption, const QString& suggested,
+                                const QString& filter) {
+  const QString path = QFileDialog::getSaveFileName(this, caption, suggested, filter);
+  if (!path.isEmpty() && !export_view(path))
+    QMessageBox::warning(this, tr("Export"), tr("Cannot write %1").arg(path));
+}
+
+void MainWindow::build_view_menu() {
   auto* view = menuBar()->addMenu(tr("&View"));
   view->addAction(tr("&Fit whole run"), QKeySequence(Qt::Key_F), this,
                   [this] { state_.fit(traces_.end_ns()); });
@@ -198,6 +225,9 @@ void MainWindow::build_ui() {
   idle->setChecked(!traces_.options().hide_idle_lanes);
   connect(idle, &QAction::toggled, this,
           [this](bool show) { traces_.set_options(TimelineOptions{!show}); });
+}
+
+void MainWindow::build_help_menu() {
   auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("Timeline controls"), this, [this] {
     QMessageBox::information(
@@ -207,7 +237,9 @@ void MainWindow::build_ui() {
            "select a time range\nClick: select an op (dependencies and critical path)\n"
            "Esc: clear selection"));
   });
+}
 
+void MainWindow::build_status_bar() {
   status_ = new QLabel(this);
   progress_ = new QProgressBar(this);
   progress_->setRange(0, 0);
@@ -219,7 +251,6 @@ void MainWindow::build_ui() {
   progress_timer_->setInterval(100);
   connect(progress_timer_, &QTimer::timeout, this,
           [this] { status_->setText(tr("Simulating… %1 s").arg(runner_.elapsed_s(), 0, 'f', 1)); });
-  resize(1500, 950);
 }
 
 void MainWindow::set_status(const QString& text, bool busy) {

@@ -17,6 +17,7 @@ class QComboBox;
 class QLabel;
 class QProgressBar;
 class QScrollArea;
+class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 class QTimer;
@@ -62,6 +63,18 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_ui();
+  // The parts build_ui() assembles, in order.
+  void build_scenario_panel(QSplitter* split);
+  void build_timeline_area(QSplitter* right);
+  QWidget* build_summary_tab();
+  QWidget* build_selection_tab();
+  QWidget* build_topology_tab();
+  void build_file_menu();
+  void build_view_menu();
+  void build_help_menu();
+  void build_status_bar();
+  /// Asks where to export the view and says so when it cannot be written.
+  void export_view_as(const QString& caption, const QString& suggested, const QString& filter);
   void on_run_failed(const QString& message);
   void update_details();
   void update_range();

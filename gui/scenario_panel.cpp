@@ -19,14 +19,6 @@
 
 namespace opsim::gui {
 
-QStringList topology_presets() {
-  QStringList names;
-  for (const TopologyInfo& t : list_topologies()) {
-    names << QString::fromStdString(t.family ? t.example : t.name);
-  }
-  return names;
-}
-
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(8, 8, 8, 8);

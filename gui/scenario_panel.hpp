@@ -42,8 +42,4 @@ class ScenarioPanel : public QWidget {
   bool loading_ = false;
 };
 
-/// Topology presets and family examples offered in the list, from the topology catalog (the
-/// CLI also accepts a topology file).
-QStringList topology_presets();
-
 }  // namespace opsim::gui

@@ -34,6 +34,41 @@ int kind_order(LaneKind kind) {
   return 5;
 }
 
+// Greedy sub-rows for overlapping spans; the scan is short because few flows overlap.
+void assign_sub_rows(LaneSpans& ls) {
+  std::vector<TimeNs> slot_end;
+  for (SpanRef& sp : ls.spans) {
+    std::size_t k = 0;
+    while (k < slot_end.size() && slot_end[k] > sp.start_ns && k < 0xfffe) ++k;
+    if (k == slot_end.size()) slot_end.push_back(sp.end_ns);
+    slot_end[k] = sp.end_ns;
+    sp.slot = static_cast<std::uint16_t>(k);
+  }
+  ls.sub_rows = static_cast<std::uint16_t>(std::max<std::size_t>(1, slot_end.size()));
+}
+
+// Lanes in row order: stable by section, node, device (first appearance), lane kind.
+std::vector<std::uint32_t> lanes_in_row_order(const Trace& t) {
+  std::map<std::string, int> node_rank;
+  std::map<std::string, int> device_rank;
+  for (const TraceLane& lane : t.lanes) {
+    node_rank.emplace(lane.node, static_cast<int>(node_rank.size()));
+    device_rank.emplace(lane.device, static_cast<int>(device_rank.size()));
+  }
+  std::vector<std::uint32_t> order(t.lanes.size());
+  std::iota(order.begin(), order.end(), 0u);
+  auto key = [&](std::uint32_t l) {
+    const TraceLane& lane = t.lanes[l];
+    const int section = section_of(lane);
+    // Links are listed by their own order, not grouped under servers.
+    const int node = section == 1 ? 0 : node_rank[lane.node];
+    return std::make_tuple(section, node, device_rank[lane.device], kind_order(lane.kind), l);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  return order;
+}
+
 }  // namespace
 
 std::size_t LaneSpans::first_ending_after(TimeNs t_ns) const {
@@ -51,11 +86,19 @@ std::string short_lane_label(const TraceLane& lane) {
 
 TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, TimelineOptions options)
     : trace_(std::move(trace)) {
+  collect_spans();
+  for (std::uint32_t l = 0; l < lanes_.size(); ++l) index_lane(l);
+  build_rows(options);
+  link_dependencies();
+  find_critical_path();
+}
+
+// Every op's span on its stream lane and every link span, per lane; counted first so each
+// lane allocates once (matters at a million spans).
+void TimelineModel::collect_spans() {
   const Trace& t = *trace_;
   const auto lane_count = static_cast<std::uint32_t>(t.lanes.size());
   lanes_.resize(lane_count);
-
-  // Count first so each lane allocates once (matters at a million spans).
   std::vector<std::size_t> counts(lane_count, 0);
   for (const TraceOp& op : t.ops) {
     if (op.lane < lane_count) ++counts[op.lane];
@@ -75,61 +118,41 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, TimelineOptions
       end_ns_ = std::max(end_ns_, s.end_ns);
     }
   }
-
   prev_on_lane_.assign(t.ops.size(), kNone);
-  for (std::uint32_t l = 0; l < lane_count; ++l) {
-    LaneSpans& ls = lanes_[l];
-    std::sort(ls.spans.begin(), ls.spans.end(), [](const SpanRef& a, const SpanRef& b) {
-      return std::tie(a.start_ns, a.end_ns, a.op) < std::tie(b.start_ns, b.end_ns, b.op);
-    });
-    ls.max_end_ns.resize(ls.spans.size());
-    TimeNs running = INT64_MIN;
-    std::uint32_t prev = kNone;
-    for (std::size_t i = 0; i < ls.spans.size(); ++i) {
-      running = std::max(running, ls.spans[i].end_ns);
-      ls.max_end_ns[i] = running;
-      const std::uint32_t op = ls.spans[i].op;
-      if (t.ops[op].lane == l) {  // stream order, not link sharing
-        prev_on_lane_[op] = prev;
-        prev = op;
-      }
-    }
-    span_count_ += ls.spans.size();
-    // Greedy sub-rows for overlapping spans; the scan is short because few flows overlap.
-    std::vector<TimeNs> slot_end;
-    for (SpanRef& sp : ls.spans) {
-      std::size_t k = 0;
-      while (k < slot_end.size() && slot_end[k] > sp.start_ns && k < 0xfffe) ++k;
-      if (k == slot_end.size()) slot_end.push_back(sp.end_ns);
-      slot_end[k] = sp.end_ns;
-      sp.slot = static_cast<std::uint16_t>(k);
-    }
-    ls.sub_rows = static_cast<std::uint16_t>(std::max<std::size_t>(1, slot_end.size()));
-  }
+}
 
-  // Rows: stable order by section, node, device (first appearance), lane kind.
-  std::map<std::string, int> node_rank;
-  std::map<std::string, int> device_rank;
-  for (const TraceLane& lane : t.lanes) {
-    node_rank.emplace(lane.node, static_cast<int>(node_rank.size()));
-    device_rank.emplace(lane.device, static_cast<int>(device_rank.size()));
+// Sorts lane `l`'s spans by time and fills what culling and drawing need: the running max of
+// ends, each op's predecessor in stream order, and the sub-rows of overlapping spans.
+void TimelineModel::index_lane(std::uint32_t l) {
+  const Trace& t = *trace_;
+  LaneSpans& ls = lanes_[l];
+  std::sort(ls.spans.begin(), ls.spans.end(), [](const SpanRef& a, const SpanRef& b) {
+    return std::tie(a.start_ns, a.end_ns, a.op) < std::tie(b.start_ns, b.end_ns, b.op);
+  });
+  ls.max_end_ns.resize(ls.spans.size());
+  TimeNs running = INT64_MIN;
+  std::uint32_t prev = kNone;
+  for (std::size_t i = 0; i < ls.spans.size(); ++i) {
+    running = std::max(running, ls.spans[i].end_ns);
+    ls.max_end_ns[i] = running;
+    const std::uint32_t op = ls.spans[i].op;
+    if (t.ops[op].lane == l) {  // stream order, not link sharing
+      prev_on_lane_[op] = prev;
+      prev = op;
+    }
   }
-  std::vector<std::uint32_t> order(lane_count);
-  std::iota(order.begin(), order.end(), 0u);
-  auto key = [&](std::uint32_t l) {
-    const TraceLane& lane = t.lanes[l];
-    const int section = section_of(lane);
-    // Links are listed by their own order, not grouped under servers.
-    const int node = section == 1 ? 0 : node_rank[lane.node];
-    return std::make_tuple(section, node, device_rank[lane.device], kind_order(lane.kind), l);
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
-  row_of_lane_.assign(lane_count, -1);
+  span_count_ += ls.spans.size();
+  assign_sub_rows(ls);
+}
+
+// Rows: a group per server with a subgroup per device over its stream lanes, then a "Links"
+// and a "Disks" group.
+void TimelineModel::build_rows(const TimelineOptions& options) {
+  const Trace& t = *trace_;
   int last_section = -1;
   std::string last_node;
   std::string last_device;
-  for (std::uint32_t l : order) {
+  for (std::uint32_t l : lanes_in_row_order(t)) {
     const TraceLane& lane = t.lanes[l];
     if (options.hide_idle_lanes && lanes_[l].spans.empty()) continue;
     const int section = section_of(lane);
@@ -146,10 +169,12 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, TimelineOptions
     last_section = section;
     last_node = lane.node;
     last_device = lane.device;
-    row_of_lane_[l] = static_cast<int>(rows_.size());
     rows_.push_back({RowKind::kLane, section == 1 ? lane.name : short_lane_label(lane), l});
   }
+}
 
+void TimelineModel::link_dependencies() {
+  const Trace& t = *trace_;
   preds_.resize(t.ops.size());
   succs_.resize(t.ops.size());
   for (const auto& [before, after] : t.dependencies) {
@@ -158,8 +183,11 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, TimelineOptions
       succs_[before].push_back(after);
     }
   }
+}
 
-  // Critical path: walk back from the last op to finish (lowest index on ties).
+// Critical path: walk back from the last op to finish (lowest index on ties).
+void TimelineModel::find_critical_path() {
+  const Trace& t = *trace_;
   on_critical_.assign(t.ops.size(), false);
   std::uint32_t last = kNone;
   for (std::uint32_t i = 0; i < t.ops.size(); ++i) {

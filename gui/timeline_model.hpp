@@ -57,8 +57,6 @@ class TimelineModel {
   const std::shared_ptr<const Trace>& trace_ptr() const { return trace_; }
   const std::vector<TimelineRow>& rows() const { return rows_; }
   const LaneSpans& lane_spans(std::uint32_t lane) const { return lanes_.at(lane); }
-  /// Row index of a lane in rows(), -1 if hidden.
-  int row_of_lane(std::uint32_t lane) const { return row_of_lane_.at(lane); }
   /// End of the last span or op (ns); 0 for an empty trace.
   TimeNs end_ns() const { return end_ns_; }
   /// Total spans indexed (ops on stream lanes plus link spans).
@@ -81,10 +79,16 @@ class TimelineModel {
   std::optional<std::uint32_t> op_at(std::uint32_t lane, double t_ns, double tolerance_ns) const;
 
  private:
+  // The constructor's steps, in order.
+  void collect_spans();
+  void index_lane(std::uint32_t lane);
+  void build_rows(const TimelineOptions& options);
+  void link_dependencies();
+  void find_critical_path();
+
   std::shared_ptr<const Trace> trace_;
   std::vector<LaneSpans> lanes_;
   std::vector<TimelineRow> rows_;
-  std::vector<int> row_of_lane_;
   std::vector<std::vector<std::uint32_t>> preds_;
   std::vector<std::vector<std::uint32_t>> succs_;
   std::vector<std::uint32_t> prev_on_lane_;  ///< previous op on the op's own lane, or UINT32_MAX

@@ -45,10 +45,8 @@ struct PaintStats {
 
 /// Height of a pane (title bar and all rows).
 int pane_height_px(const TimelineModel& model, const TimelineStyle& style);
-/// Top of row `row` relative to the pane's top.
+/// Top of row `row` relative to the pane's top; row == rows().size() gives the pane's height.
 int row_top_px(const TimelineModel& model, int row, const TimelineStyle& style);
-/// Height of row `row`.
-int row_height_px(const TimelineModel& model, int row, const TimelineStyle& style);
 /// The row under `y_px` (relative to the pane's top), or -1 on the title bar or below.
 int row_at_px(const TimelineModel& model, int y_px, const TimelineStyle& style);
 

@@ -26,11 +26,6 @@ void ViewState::fit(double end_ns) {
   emit axis_changed();
 }
 
-void ViewState::set_axis(const TimeAxis& axis) {
-  axis_ = axis;
-  emit axis_changed();
-}
-
 void ViewState::set_selection(std::optional<std::pair<double, double>> range_ns) {
   if (range_ns && range_ns->second < range_ns->first) std::swap(range_ns->first, range_ns->second);
   selection_ns_ = range_ns;

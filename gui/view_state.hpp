@@ -33,7 +33,6 @@ class ViewState : public QObject {
   void pan_px(double dx_px);
   /// Shows [0, end_ns] across the plot width.
   void fit(double end_ns);
-  void set_axis(const TimeAxis& axis);
   /// Sets (ordered) or clears the selected time range.
   void set_selection(std::optional<std::pair<double, double>> range_ns);
   void select_op(std::optional<OpRef> op);

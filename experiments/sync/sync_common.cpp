@@ -103,10 +103,6 @@ void LinkLoad::add(DeviceId src, DeviceId dst, double bytes) {
   for (const Hop& hop : machine_.route(src, dst)) bytes_[slot(hop.link, hop.forward)] += bytes;
 }
 
-double LinkLoad::bytes_on(LinkId link, bool forward) const {
-  return bytes_[slot(link, forward)];
-}
-
 double LinkLoad::seconds() const {
   double worst = 0;
   for (std::size_t s = 0; s < bytes_.size(); ++s)

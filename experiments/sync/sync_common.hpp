@@ -90,7 +90,6 @@ class LinkLoad {
   /// max over link directions of bytes / bytes_per_s, and over full-duplex links with a
   /// duplex bound of both directions' bytes / duplex_bytes_per_s: no schedule moves them faster.
   double seconds() const;
-  double bytes_on(LinkId link, bool forward) const;
 
  private:
   std::size_t slot(LinkId link, bool forward) const;

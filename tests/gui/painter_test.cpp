@@ -74,7 +74,7 @@ TEST(TimelinePainter, RowGeometryIsConsistent) {
   EXPECT_EQ(row_at_px(m, 0, style), -1);
   for (int r = 0; r < static_cast<int>(m.rows().size()); ++r) {
     EXPECT_EQ(row_at_px(m, row_top_px(m, r, style), style), r);
-    EXPECT_EQ(row_at_px(m, row_top_px(m, r, style) + row_height_px(m, r, style) - 1, style), r);
+    EXPECT_EQ(row_at_px(m, row_top_px(m, r + 1, style) - 1, style), r);  // its last pixel
   }
   EXPECT_EQ(row_at_px(m, pane_height_px(m, style), style), -1);
 }
@@ -95,7 +95,10 @@ TEST(ComparisonRender, WritesPngAndSvgHeadless) {
   img.save(screenshot_dir() + QStringLiteral("/render_comparison.png"));
 
   const QString svg = dir.filePath(QStringLiteral("c.svg"));
-  ASSERT_TRUE(render_comparison_svg(traces, {"tree", "tree again"}, svg, QSize(1400, 0)));
+  const auto panes = make_panes(traces, {"tree", "tree again"});
+  TimeAxis axis;
+  axis.fit(0, static_cast<double>(panes[0].model->end_ns()), 1400 - style.label_width_px);
+  ASSERT_TRUE(save_comparison(panes, axis, QSize(1400, 0), svg));
   QFile f(svg);
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   const QByteArray text = f.readAll();
