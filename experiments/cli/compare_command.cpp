@@ -85,21 +85,18 @@ struct ScratchDir {
 
 }  // namespace
 
-int run_compare(const CompareOptions& options) {
-  check_options(options);
-  std::unique_ptr<ScratchDir> png_scratch;
-  std::string trace_dir = options.trace_dir;
-  if (!options.png_path.empty() && trace_dir.empty()) {
-    png_scratch = std::make_unique<ScratchDir>();
-    trace_dir = png_scratch->path.string();
-  }
-  if (!options.trace_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(options.trace_dir, error);
-    if (error) throw InputError("--trace-dir " + options.trace_dir + ": " + error.message());
-  }
-  // Each strategy runs as asked; with reductions modelled, a transfers-only twin shows
-  // what the reductions add.
+namespace {
+
+// One strategy's result, with its transfers-only twin's makespan when reductions are modelled.
+struct CompareRow {
+  StrategyRunResult result;
+  double comm_only_s = std::nan("");
+};
+
+// Each strategy runs as asked; with reductions modelled, a transfers-only twin shows what
+// the reductions add. Traces go to `trace_dir` (CSV too when the user asked for traces).
+std::vector<StrategyRunRequest> compare_requests(const CompareOptions& options,
+                                                 const std::string& trace_dir) {
   std::vector<StrategyRunRequest> requests;
   for (const std::string& strategy : options.strategies) {
     StrategyRunRequest request;
@@ -122,97 +119,130 @@ int run_compare(const CompareOptions& options) {
       requests.push_back(request);
     }
   }
+  return requests;
+}
+
+// Runs every request in its own process; the first failure ends the command with its cause.
+std::vector<CompareRow> run_compare_requests(const CompareOptions& options,
+                                             const std::vector<StrategyRunRequest>& requests) {
   std::vector<std::function<std::string()>> jobs;
   for (const auto& request : requests)
     jobs.push_back([request] { return to_json(run_strategy(request)).dump(); });
   const auto outcomes = run_isolated_jobs(jobs, options.parallel);
   for (std::size_t i = 0; i < outcomes.size(); ++i)
     throw_if_failed(outcomes[i], requests[i].strategy + " on " + options.topology + ": ");
-
-  struct Row {
-    StrategyRunResult result;
-    double comm_only_s = std::nan("");
-  };
-  std::vector<Row> rows;
+  std::vector<CompareRow> rows;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     auto result = strategy_result_from_json(nlohmann::json::parse(outcomes[i].text));
-    if (requests[i].comm_only && !options.comm_only) {
+    if (requests[i].comm_only && !options.comm_only)
       rows.back().comm_only_s = result.makespan_s;
-    } else {
-      rows.push_back(Row{result, std::nan("")});
-    }
+    else
+      rows.push_back(CompareRow{result, std::nan("")});
   }
+  return rows;
+}
 
+void print_compare_json(const CompareOptions& options, const Machine& machine, int gpus,
+                        const std::vector<CompareRow>& rows) {
+  nlohmann::json out;
+  out["topology"] = machine.name();
+  out["bytes"] = options.bytes;
+  out["gpus"] = gpus;
+  out["comm_only"] = options.comm_only;
+  out["results"] = nlohmann::json::array();
+  for (const CompareRow& row : rows) {
+    nlohmann::json r = to_json(row.result);
+    r.erase("wall_s");
+    if (!options.comm_only) {
+      r["comm_only_makespan_s"] = row.comm_only_s;
+      r["reductions_add_s"] = row.result.makespan_s - row.comm_only_s;
+    }
+    out["results"].push_back(r);
+  }
+  std::cout << out.dump(2) << "\n";
+}
+
+void print_compare_csv(const CompareOptions& options, const Machine& machine,
+                       const std::vector<CompareRow>& rows) {
+  std::cout << "topology,strategy,bytes,gpus,comm_only,makespan_s,lower_bound_s,bytes_moved,"
+               "busiest_link,"
+               "busiest_link_utilization,reductions_add_s,peak_memory_bytes\n";
+  for (const CompareRow& row : rows) {
+    const auto& r = row.result;
+    std::cout << csv_field(machine.name()) << "," << r.strategy << "," << number(options.bytes)
+              << "," << r.gpus << "," << (options.comm_only ? "true" : "false") << ","
+              << number(r.makespan_s) << ","
+              << (std::isfinite(r.lower_bound_s) ? number(r.lower_bound_s) : "") << ","
+              << number(r.bytes_moved) << "," << csv_field(r.busiest_link) << ","
+              << number(r.busiest_link_utilization) << ","
+              << (std::isfinite(row.comm_only_s) ? number(r.makespan_s - row.comm_only_s) : "")
+              << "," << number(r.peak_memory_bytes) << "\n";
+  }
+}
+
+void print_compare_table(const CompareOptions& options, const Machine& machine, int gpus,
+                         const std::vector<CompareRow>& rows) {
+  std::cout << "Gradient synchronization on " << machine.name() << " (" << gpus << " GPUs), "
+            << format_bytes(options.bytes) << " per GPU"
+            << (options.comm_only ? ", transfers only (--comm-only)" : ", reductions modelled")
+            << "\n\n";
+  std::vector<std::string> header = {"strategy", "makespan"};
+  if (!options.comm_only) header.insert(header.end(), {"transfers only", "reductions add"});
+  // Buffer peak: the most receive-buffer memory one device holds at once (gradients
+  // themselves are not counted: every strategy has them).
+  header.insert(header.end(),
+                {"lower bound", "bytes moved", "buffer peak", "busiest link", "util"});
+  TextTable table(header, {false, true, true, true, true, true, true, false, true});
+  if (options.comm_only) table = TextTable(header, {false, true, true, true, true, false, true});
+  for (const CompareRow& row : rows) {
+    const auto& r = row.result;
+    std::vector<std::string> cells = {r.strategy, format_seconds(r.makespan_s)};
+    if (!options.comm_only)
+      cells.insert(cells.end(), {format_seconds(row.comm_only_s),
+                                 "+" + format_seconds(r.makespan_s - row.comm_only_s)});
+    cells.insert(cells.end(),
+                 {std::isfinite(r.lower_bound_s) ? format_seconds(r.lower_bound_s) : "-",
+                  format_bytes(r.bytes_moved), format_bytes(r.peak_memory_bytes), r.busiest_link,
+                  fixed(100 * r.busiest_link_utilization, 1) + "%"});
+    table.add_row(cells);
+  }
+  std::cout << table.render();
+  if (!options.trace_dir.empty())
+    std::cout << "\nTraces: " << options.trace_dir
+              << "/<strategy>.json (Perfetto, opsim-gui) and .csv\n";
+}
+
+}  // namespace
+
+int run_compare(const CompareOptions& options) {
+  check_options(options);
+  // A PNG without --trace-dir renders from traces written to a scratch directory.
+  std::unique_ptr<ScratchDir> png_scratch;
+  std::string trace_dir = options.trace_dir;
+  if (!options.png_path.empty() && trace_dir.empty()) {
+    png_scratch = std::make_unique<ScratchDir>();
+    trace_dir = png_scratch->path.string();
+  }
+  if (!options.trace_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.trace_dir, error);
+    if (error) throw InputError("--trace-dir " + options.trace_dir + ": " + error.message());
+  }
+  const std::vector<StrategyRunRequest> requests = compare_requests(options, trace_dir);
+  const std::vector<CompareRow> rows = run_compare_requests(options, requests);
   if (!options.png_path.empty()) {
     std::vector<StrategyRunResult> shown;
-    for (const Row& row : rows) shown.push_back(row.result);
+    for (const CompareRow& row : rows) shown.push_back(row.result);
     render_png(shown, options.png_path);
   }
-
   const Machine machine = resolve_topology(options.topology);
   const int gpus = rows.empty() ? 0 : rows.front().result.gpus;
-  if (options.format == "json") {
-    nlohmann::json out;
-    out["topology"] = machine.name();
-    out["bytes"] = options.bytes;
-    out["gpus"] = gpus;
-    out["comm_only"] = options.comm_only;
-    out["results"] = nlohmann::json::array();
-    for (const Row& row : rows) {
-      nlohmann::json r = to_json(row.result);
-      r.erase("wall_s");
-      if (!options.comm_only) {
-        r["comm_only_makespan_s"] = row.comm_only_s;
-        r["reductions_add_s"] = row.result.makespan_s - row.comm_only_s;
-      }
-      out["results"].push_back(r);
-    }
-    std::cout << out.dump(2) << "\n";
-  } else if (options.format == "csv") {
-    std::cout << "topology,strategy,bytes,gpus,comm_only,makespan_s,lower_bound_s,bytes_moved,"
-                 "busiest_link,"
-                 "busiest_link_utilization,reductions_add_s,peak_memory_bytes\n";
-    for (const Row& row : rows) {
-      const auto& r = row.result;
-      std::cout << csv_field(machine.name()) << "," << r.strategy << "," << number(options.bytes)
-                << "," << r.gpus << "," << (options.comm_only ? "true" : "false") << ","
-                << number(r.makespan_s) << ","
-                << (std::isfinite(r.lower_bound_s) ? number(r.lower_bound_s) : "") << ","
-                << number(r.bytes_moved) << "," << csv_field(r.busiest_link) << ","
-                << number(r.busiest_link_utilization) << ","
-                << (std::isfinite(row.comm_only_s) ? number(r.makespan_s - row.comm_only_s) : "")
-                << "," << number(r.peak_memory_bytes) << "\n";
-    }
-  } else {
-    std::cout << "Gradient synchronization on " << machine.name() << " (" << gpus << " GPUs), "
-              << format_bytes(options.bytes) << " per GPU"
-              << (options.comm_only ? ", transfers only (--comm-only)" : ", reductions modelled")
-              << "\n\n";
-    std::vector<std::string> header = {"strategy", "makespan"};
-    if (!options.comm_only) header.insert(header.end(), {"transfers only", "reductions add"});
-    // Buffer peak: the most receive-buffer memory one device holds at once (gradients
-    // themselves are not counted: every strategy has them).
-    header.insert(header.end(),
-                  {"lower bound", "bytes moved", "buffer peak", "busiest link", "util"});
-    TextTable table(header, {false, true, true, true, true, true, true, false, true});
-    if (options.comm_only) table = TextTable(header, {false, true, true, true, true, false, true});
-    for (const Row& row : rows) {
-      const auto& r = row.result;
-      std::vector<std::string> cells = {r.strategy, format_seconds(r.makespan_s)};
-      if (!options.comm_only)
-        cells.insert(cells.end(), {format_seconds(row.comm_only_s),
-                                   "+" + format_seconds(r.makespan_s - row.comm_only_s)});
-      cells.insert(cells.end(),
-                   {std::isfinite(r.lower_bound_s) ? format_seconds(r.lower_bound_s) : "-",
-                    format_bytes(r.bytes_moved), format_bytes(r.peak_memory_bytes), r.busiest_link,
-                    fixed(100 * r.busiest_link_utilization, 1) + "%"});
-      table.add_row(cells);
-    }
-    std::cout << table.render();
-    if (!options.trace_dir.empty())
-      std::cout << "\nTraces: " << options.trace_dir
-                << "/<strategy>.json (Perfetto, opsim-gui) and .csv\n";
-  }
+  if (options.format == "json")
+    print_compare_json(options, machine, gpus, rows);
+  else if (options.format == "csv")
+    print_compare_csv(options, machine, rows);
+  else
+    print_compare_table(options, machine, gpus, rows);
   return 0;
 }
 
@@ -239,11 +269,13 @@ Command register_compare_command(CLI::App& opsim) {
   compare->add_flag("--comm-only", options->comm_only,
                     "Leave out the reductions' compute time, as the book's arithmetic does");
   add_format_option(*compare, options->format, {"table", "json", "csv"});
-  compare->add_option("--trace-dir", options->trace_dir,
-                      "Write <strategy>.json Chrome traces and .csv here")
+  compare
+      ->add_option("--trace-dir", options->trace_dir,
+                   "Write <strategy>.json Chrome traces and .csv here")
       ->check(writable_directory("traces"));
-  compare->add_option("--png", options->png_path,
-                      "Render the strategies' timelines on one axis to a PNG")
+  compare
+      ->add_option("--png", options->png_path,
+                   "Render the strategies' timelines on one axis to a PNG")
       ->check(writable_file("the PNG"));
   add_jobs_option(*compare, options->parallel);
   add_what_if_options(*compare, options->what_if);
