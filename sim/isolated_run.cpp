@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <system_error>
 
@@ -35,11 +36,23 @@ bool write_all(int fd, const std::string& data) {
   return true;
 }
 
+std::string physical_memory_text() {
+  const double bytes =
+      static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f GiB", bytes / double(1u << 30));
+  return text;
+}
+
 std::string answer_of(const std::function<std::string()>& job) {
   try {
     return kResult + job();
   } catch (const InputError& e) {
     return kInputError + std::string(e.what());
+  } catch (const std::bad_alloc&) {
+    // The run asked for more than this machine's memory: the input is too large for it.
+    return kInputError + std::string("out of memory: this run needs more than the ") +
+           physical_memory_text() + " of memory this machine has; simulate fewer GPUs or ops";
   } catch (const std::exception& e) {
     return kInternalError + std::string(e.what());
   } catch (...) {

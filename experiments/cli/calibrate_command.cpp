@@ -191,7 +191,10 @@ Command register_calibrate_command(CLI::App& opsim) {
       ->check(writable_file("the profile"))
       ->capture_default_str();
   calibrate->add_flag("--quick", options->quick, "Small sizes, 3 repeats: about 10 s");
-  calibrate->add_option("--repeats", options->repeats, "Runs per measurement (default 5)");
+  calibrate
+      ->add_option("--repeats", options->repeats,
+                   "Runs per measurement, 1 to 1000 (default 5; 3 with --quick)")
+      ->check(CLI::Range(1, 1000));
   add_format_option(*calibrate, options->format, {"table", "json"});
   calibrate
       ->add_option("--statistic", options->statistic,

@@ -35,6 +35,7 @@ std::string fixed(double value, int digits) {
 // --format, --strategies, --bytes and --jobs are checked as they are parsed.
 void check_options(const CompareOptions& options) {
   if (options.strategies.empty()) throw InputError("--strategies: give at least one strategy");
+  // 0 (the default) means all of the machine's GPUs; --gpus itself is checked by CLI11.
   if (options.gpus == 1 || options.gpus < 0) throw InputError("--gpus: needs at least 2 GPUs");
   // Resolve once here so a bad topology is one clear error, not one per strategy.
   (void)apply_what_if(resolve_topology(options.topology), options.what_if);
@@ -265,7 +266,8 @@ Command register_compare_command(CLI::App& opsim) {
       ->add_option("--bytes", options->bytes, "Gradient size per GPU: 160MB, 1GiB or plain bytes")
       ->transform(size_in_bytes())
       ->default_str("160MB");
-  compare->add_option("--gpus", options->gpus, "Use the first N GPUs (default: all)");
+  compare->add_option("--gpus", options->gpus, "Use the first N GPUs (default: all)")
+      ->check(CLI::Range(2, 1 << 20));
   compare->add_flag("--comm-only", options->comm_only,
                     "Leave out the reductions' compute time, as the book's arithmetic does");
   add_format_option(*compare, options->format, {"table", "json", "csv"});

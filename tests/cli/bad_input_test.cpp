@@ -128,7 +128,7 @@ const BadCase kCases[] = {
     {"sweep results into a missing directory",
      [](const fs::path& d) {
        write_text(d / "s.yaml",
-                  "topologies: [pcie-switch-4gpu]\nstrategies: [tree]\nsizes: [1MB]\n");
+                  "topologies: [pcie-switch-4gpu]\nstrategies: [tree]\nbytes: [1MB]\n");
      },
      "sweep s.yaml -o missing/x.csv",
      "missing/x.csv: cannot write the results: directory 'missing' does not exist"},
@@ -140,6 +140,29 @@ const BadCase kCases[] = {
      "compare --png p.png", "p.png: cannot write the PNG: it is a directory"},
     {"bytes beyond 2^53 on the command line", [](const fs::path&) {}, "compare --bytes 1e30",
      "--bytes: '1e30' is more than 2^53 bytes (9 PB), the most opsim simulates"},
+    {"zero GPUs", [](const fs::path&) {}, "compare --gpus 0",
+     "--gpus: Value 0 not in range 2 to 1048576"},
+    {"zero calibration repeats", [](const fs::path&) {}, "calibrate --repeats 0",
+     "--repeats: Value 0 not in range 1 to 1000"},
+    {"a ring too large for this machine's memory", [](const fs::path&) {},
+     "compare --topology nvlink-ring:16384 --strategies ring",
+     "ring on nvlink-ring:16384: out of memory: this run needs more than the"},
+    {"a FIFO as topology file", [](const fs::path& d) { ::mkfifo((d / "m.yaml").c_str(), 0600); },
+     "topology check m.yaml", "m.yaml: is a FIFO (named pipe), not a topology file"},
+    {"a FIFO as sweep spec", [](const fs::path& d) { ::mkfifo((d / "s.yaml").c_str(), 0600); },
+     "sweep s.yaml", "s.yaml: is a FIFO (named pipe), not a sweep spec"},
+    {"a sweep key given twice",
+     [](const fs::path& d) {
+       write_text(d / "s.yaml",
+                  "topologies: [pcie-switch-4gpu]\nstrategies: [tree]\nbytes: [1MB]\n"
+                  "strategies: [ring]\n");
+     },
+     "sweep s.yaml", "s.yaml:4:1: key 'strategies' appears twice"},
+    {"a topology name that is not UTF-8",
+     [](const fs::path& d) {
+       write_text(d / "m.yaml", "name: m\ndevices:\n  - {name: \"cpu\xff\", kind: cpu}\n");
+     },
+     "topology check m.yaml", "m.yaml:3:12: 'name' is not valid UTF-8"},
     {"trace written over a directory",
      [](const fs::path& d) {
        write_workload(
