@@ -224,12 +224,14 @@ int run_compare(const CompareOptions& options) {
     png_scratch = std::make_unique<ScratchDir>();
     trace_dir = png_scratch->path.string();
   }
+  const std::vector<StrategyRunRequest> requests = compare_requests(options, trace_dir);
+  // Every strategy's needs and size limits before any simulation runs or file is made.
+  check_strategy_requests(requests);
   if (!options.trace_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options.trace_dir, error);
     if (error) throw InputError("--trace-dir " + options.trace_dir + ": " + error.message());
   }
-  const std::vector<StrategyRunRequest> requests = compare_requests(options, trace_dir);
   const std::vector<CompareRow> rows = run_compare_requests(options, requests);
   if (!options.png_path.empty()) {
     std::vector<StrategyRunResult> shown;

@@ -105,8 +105,8 @@ Command register_experiment_command(CLI::App& opsim) {
       "--topology", options->topology,
       "sim: preset, family or file (default: desktop-1gpu; data-parallel: pcie-switch-4gpu)");
   add_format_option(*experiment, options->format, {"table", "json"});
-  experiment->add_option("--trace-dir", options->trace_dir,
-                         "Write one Chrome trace per variant here")
+  experiment
+      ->add_option("--trace-dir", options->trace_dir, "Write one Chrome trace per variant here")
       ->check(writable_directory("traces"));
   experiment->add_option("--window", options->window, "In-flight window of the frontend (0: none)");
   experiment->add_option("--repeats", options->repeats, "real: runs per variant, fastest reported")

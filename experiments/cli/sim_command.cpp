@@ -3,8 +3,8 @@
 #include <iostream>
 #include <map>
 
-#include "common/input_error.hpp"
 #include "common/atomic_file.hpp"
+#include "common/input_error.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "engine/link_traffic.hpp"

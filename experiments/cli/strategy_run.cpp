@@ -4,13 +4,13 @@
 #include <cmath>
 #include <limits>
 
+#include "common/input_error.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "engine/link_traffic.hpp"
 #include "engine/peak_memory_observer.hpp"
 #include "engine/trace_recorder.hpp"
 #include "experiments/sync/sync_strategy.hpp"
-#include "common/input_error.hpp"
 #include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
 
@@ -58,10 +58,10 @@ StrategyRunResult strategy_result_from_json(const nlohmann::json& j) {
   return r;
 }
 
-StrategyRunResult run_strategy(const StrategyRunRequest& request) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const Machine machine = apply_what_if(resolve_topology(request.topology), request.what_if);
+namespace {
 
+// The strategy's options on `machine`: the size, reductions or not, the first N GPUs.
+SyncOptions sync_options_of(const StrategyRunRequest& request, const Machine& machine) {
   SyncOptions options;
   options.bytes = request.bytes;
   options.include_reductions = !request.comm_only;
@@ -73,13 +73,36 @@ StrategyRunResult run_strategy(const StrategyRunRequest& request) {
                        "' has only " + std::to_string(all_gpus.size()) + " GPUs");
     options.gpus.assign(all_gpus.begin(), all_gpus.begin() + request.gpus);
   }
+  return options;
+}
+
+}  // namespace
+
+void check_strategy_requests(const std::vector<StrategyRunRequest>& requests) {
+  if (requests.empty()) return;
+  const Machine machine =
+      apply_what_if(resolve_topology(requests.front().topology), requests.front().what_if);
+  for (const StrategyRunRequest& request : requests) {
+    if (request.topology != requests.front().topology) {
+      check_strategy_requests({request});
+      continue;
+    }
+    check_sync_plan(request.strategy, machine, sync_options_of(request, machine));
+  }
+}
+
+StrategyRunResult run_strategy(const StrategyRunRequest& request) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const Machine machine = apply_what_if(resolve_topology(request.topology), request.what_if);
+  const SyncOptions options = sync_options_of(request, machine);
   SyncPlan plan = make_sync_plan(request.strategy, machine, options);
 
   StrategyRunResult result;
   result.strategy = request.strategy;
   result.lower_bound_s = plan.lower_bound_s;
   result.ops = plan.graph.size();
-  result.gpus = static_cast<int>(options.gpus.empty() ? all_gpus.size() : options.gpus.size());
+  result.gpus =
+      static_cast<int>(options.gpus.empty() ? machine.gpus().size() : options.gpus.size());
 
   const bool want_trace = !request.trace_path.empty() || !request.csv_path.empty();
   const StreamTable streams(machine);

@@ -42,4 +42,8 @@ StrategyRunResult strategy_result_from_json(const nlohmann::json& json);
 /// Runs in this process (creates the one SimGrid engine this process may have).
 StrategyRunResult run_strategy(const StrategyRunRequest& request);
 
+/// Refuses, before any simulation starts, a request whose strategy cannot run on its
+/// machine (check_sync_plan): throws InputError naming the strategy and why.
+void check_strategy_requests(const std::vector<StrategyRunRequest>& requests);
+
 }  // namespace opsim

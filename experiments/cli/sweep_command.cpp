@@ -6,8 +6,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "common/input_error.hpp"
 #include "common/atomic_file.hpp"
+#include "common/input_error.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/progress_bar.hpp"

@@ -380,8 +380,9 @@ Command register_validate_command(CLI::App& opsim) {
       ->check(CLI::ExistingFile);
   add_format_option(*validate, o->format, {"table", "json", "markdown"});
   validate->add_flag("--markdown", o->markdown, "Suite table as Markdown");
-  validate->add_option("--trace-dir", o->trace_dir,
-                       "Write <workload>.real/.sim/.overlay.json Chrome traces here")
+  validate
+      ->add_option("--trace-dir", o->trace_dir,
+                   "Write <workload>.real/.sim/.overlay.json Chrome traces here")
       ->check(writable_directory("traces"));
   validate->add_option("--max-in-flight", o->max_in_flight,
                        "Bound on ops in flight (default: the workload's max_in_flight)");

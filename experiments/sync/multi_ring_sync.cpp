@@ -13,14 +13,28 @@
 
 namespace opsim::sync {
 
+namespace {
+
+std::vector<Cycle> rings_or_fail(const SyncInput& input) {
+  const std::vector<Cycle> cycles =
+      find_disjoint_hamiltonian_cycles(GpuLinkGraph(input.machine, input.gpus));
+  if (cycles.empty())
+    fail(input, "no Hamiltonian cycle over direct GPU-GPU links (NVLink) through the " +
+                    std::to_string(input.gpus.size()) + " GPUs of machine '" +
+                    input.machine.name() + "'");
+  return cycles;
+}
+
+}  // namespace
+
+void check_multi_ring_plan(const SyncInput& input) {
+  (void)rings_or_fail(input);
+}
+
 SyncPlan make_multi_ring_plan(const SyncInput& input) {
   const Machine& machine = input.machine;
   const std::size_t n = input.gpus.size();
-  const std::vector<Cycle> cycles =
-      find_disjoint_hamiltonian_cycles(GpuLinkGraph(machine, input.gpus));
-  if (cycles.empty())
-    fail(input, "no Hamiltonian cycle over direct GPU-GPU links (NVLink) through the " +
-                    std::to_string(n) + " GPUs of machine '" + machine.name() + "'");
+  const std::vector<Cycle> cycles = rings_or_fail(input);
 
   // Both directions of each cycle; with 2 GPUs the reverse ring is the same ring.
   std::vector<std::vector<DeviceId>> rings;

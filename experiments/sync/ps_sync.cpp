@@ -184,6 +184,10 @@ double ps_lower_bound_s(const std::vector<double>& pre_s, const std::vector<doub
 
 }  // namespace
 
+void check_ps_plan(const SyncInput& input) {
+  (void)group_by_server(input);
+}
+
 SyncPlan make_ps_plan(const SyncInput& input) {
   std::vector<Server> servers = group_by_server(input);
   const std::size_t m_count = servers.size();

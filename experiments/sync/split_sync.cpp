@@ -7,11 +7,8 @@
 
 namespace opsim::sync {
 
-SyncPlan make_split_plan(const SyncInput& input) {
-  const Machine& machine = input.machine;
-  const std::vector<DeviceId>& gpus = input.gpus;
-  const std::size_t n = gpus.size();
-  const double chunk_bytes = input.bytes / static_cast<double>(n);
+void check_split_plan(const SyncInput& input) {
+  const std::size_t n = input.gpus.size();
   // Without reduce ops every all-gather send of an owner waits on each of its n-1 receives
   // directly: n(n-1)^2 dependencies, which would exhaust memory for a thousand GPUs.
   constexpr double kMostDependencies = 16e6;
@@ -21,6 +18,14 @@ SyncPlan make_split_plan(const SyncInput& input) {
     fail(input, "without reductions " + std::to_string(n) + " GPUs need " +
                     std::to_string(static_cast<long long>(dependencies)) +
                     " dependencies (limit 16000000); keep the reductions or use fewer GPUs");
+}
+
+SyncPlan make_split_plan(const SyncInput& input) {
+  const Machine& machine = input.machine;
+  const std::vector<DeviceId>& gpus = input.gpus;
+  const std::size_t n = gpus.size();
+  const double chunk_bytes = input.bytes / static_cast<double>(n);
+  check_split_plan(input);
   SyncPlan plan;
   plan.graph.reserve(2 * n * (n - 1) + n);
   SyncGraphBuilder builder(input, plan.graph);

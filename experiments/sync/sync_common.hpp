@@ -105,6 +105,13 @@ SyncPlan make_ring_plan(const SyncInput& input);
 SyncPlan make_multi_ring_plan(const SyncInput& input);
 SyncPlan make_ps_plan(const SyncInput& input);
 
+// What each strategy needs of its input, checked without building the graph (the plan
+// builders make the same checks): throws InputError when the strategy cannot run.
+void check_cpu_plan(const SyncInput& input);
+void check_split_plan(const SyncInput& input);
+void check_multi_ring_plan(const SyncInput& input);
+void check_ps_plan(const SyncInput& input);
+
 /// Adds a chunked ring allreduce of `bytes` over `order` (2(n-1) steps of bytes/n each).
 /// `ring` >= 0 prefixes names with "r<ring> " and is the copies' stream hint.
 void add_ring_allreduce(SyncGraphBuilder& builder, std::span<const DeviceId> order, double bytes,

@@ -3,27 +3,29 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "experiments/sync/sync_common.hpp"
 #include "common/input_error.hpp"
+#include "experiments/sync/sync_common.hpp"
 
 namespace opsim {
 
 namespace {
 
 using Generator = SyncPlan (*)(const sync::SyncInput&);
+using Check = void (*)(const sync::SyncInput&);
 
 struct Entry {
   std::string_view name;
   Generator make;
+  Check check;  ///< what the strategy needs of its input, without building; may be null
 };
 
 constexpr Entry kStrategies[] = {
-    {"tree", sync::make_tree_plan},
-    {"cpu", sync::make_cpu_plan},
-    {"split", sync::make_split_plan},
-    {"ring", sync::make_ring_plan},
-    {"multi-ring", sync::make_multi_ring_plan},
-    {"ps", sync::make_ps_plan},
+    {"tree", sync::make_tree_plan, nullptr},
+    {"cpu", sync::make_cpu_plan, sync::check_cpu_plan},
+    {"split", sync::make_split_plan, sync::check_split_plan},
+    {"ring", sync::make_ring_plan, nullptr},
+    {"multi-ring", sync::make_multi_ring_plan, sync::check_multi_ring_plan},
+    {"ps", sync::make_ps_plan, sync::check_ps_plan},
 };
 
 std::string known_names() {
@@ -40,17 +42,21 @@ std::vector<std::string_view> sync_strategy_names() {
   return names;
 }
 
-SyncPlan make_sync_plan(std::string_view strategy, const Machine& machine,
-                        const SyncOptions& options) {
-  const Entry* entry = nullptr;
-  for (const Entry& e : kStrategies)
-    if (e.name == strategy) entry = &e;
-  if (entry == nullptr)
-    throw InputError("sync: unknown strategy '" + std::string(strategy) + "' (choose " +
-                     known_names() + ")");
+namespace {
 
+const Entry& entry_of(std::string_view strategy) {
+  for (const Entry& e : kStrategies)
+    if (e.name == strategy) return e;
+  throw InputError("sync: unknown strategy '" + std::string(strategy) + "' (choose " +
+                   known_names() + ")");
+}
+
+// The input every strategy needs: a positive size, and at least 2 distinct GPUs of `machine`
+// (all of its GPUs when none are named).
+sync::SyncInput checked_input(const Entry& entry, const Machine& machine,
+                              const SyncOptions& options) {
   sync::SyncInput input{machine,
-                        entry->name,
+                        entry.name,
                         options.gpus,
                         options.bytes,
                         options.include_reductions,
@@ -71,8 +77,28 @@ SyncPlan make_sync_plan(std::string_view strategy, const Machine& machine,
   if (input.gpus.size() < 2)
     sync::fail(input, "needs at least 2 GPUs, machine '" + machine.name() + "' offers " +
                           std::to_string(input.gpus.size()));
+  return input;
+}
+
+}  // namespace
+
+void check_sync_plan(std::string_view strategy, const Machine& machine,
+                     const SyncOptions& options) {
+  const Entry& entry = entry_of(strategy);
+  const sync::SyncInput input = checked_input(entry, machine, options);
   try {
-    return entry->make(input);
+    if (entry.check != nullptr) entry.check(input);
+  } catch (const std::invalid_argument& e) {  // e.g. no route between two devices
+    sync::fail(input, e.what());
+  }
+}
+
+SyncPlan make_sync_plan(std::string_view strategy, const Machine& machine,
+                        const SyncOptions& options) {
+  const Entry& entry = entry_of(strategy);
+  const sync::SyncInput input = checked_input(entry, machine, options);
+  try {
+    return entry.make(input);
   } catch (const std::invalid_argument& e) {  // e.g. no route between two devices
     sync::fail(input, e.what());
   }

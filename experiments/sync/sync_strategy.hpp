@@ -51,4 +51,10 @@ std::vector<std::string_view> sync_strategy_names();
 SyncPlan make_sync_plan(std::string_view strategy, const Machine& machine,
                         const SyncOptions& options);
 
+/// Makes make_sync_plan's checks of its input and the strategy's needs (a CPU that reaches
+/// the GPUs, GPUs on two servers, an NVLink cycle, a size limit) without building the graph,
+/// so that a command refuses a strategy that cannot run before it starts any: throws the
+/// same InputError.
+void check_sync_plan(std::string_view strategy, const Machine& machine, const SyncOptions& options);
+
 }  // namespace opsim

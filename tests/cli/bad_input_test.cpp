@@ -163,6 +163,10 @@ const BadCase kCases[] = {
        write_text(d / "m.yaml", "name: m\ndevices:\n  - {name: \"cpu\xff\", kind: cpu}\n");
      },
      "topology check m.yaml", "m.yaml:3:12: 'name' is not valid UTF-8"},
+    {"a strategy that cannot run, refused before the others start", [](const fs::path&) {},
+     "compare --topology pcie-switch:1024 --strategies ring,tree,split --comm-only "
+     "--trace-dir T",
+     "sync split: without reductions 1024 GPUs need 1071645696 dependencies"},
     {"trace written over a directory",
      [](const fs::path& d) {
        write_workload(

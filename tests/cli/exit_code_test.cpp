@@ -35,12 +35,23 @@ void expect_one_line(const std::string& text) {
 }
 
 TEST(CliExitCode, BadInputFoundInsideACompareProcessIsExit2) {
-  // Only the simulation process learns that the parameter server needs several servers.
-  const auto r = opsim("compare --strategies ps");
+  // Only the simulation process learns that the run would pass 292 simulated years.
+  const auto r = opsim("compare --strategies tree --bytes 8PB --link-bandwidth-scale 1e-6");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err,
-            "opsim: error: ps on pcie-switch-4gpu: sync ps: needs GPUs on at least 2 "
-            "servers, the GPUs given are all on server 'pcie-switch-4gpu'\n");
+            "opsim: error: tree on pcie-switch-4gpu: pcie-switch-4gpu: op 'gather gpu1→gpu0' "
+            "(#0) alone takes 5e+11 s, beyond the 9.2e9 s (292 years) a simulation can "
+            "represent: its size or the machine's rates are out of range\n");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(CliExitCode, AStrategyThatCannotRunIsRefusedBeforeAnySimulation) {
+  // The parameter server needs several servers: the parent says so before starting any.
+  const auto r = opsim("compare --strategies tree,ps");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err,
+            "opsim: error: sync ps: needs GPUs on at least 2 servers, the GPUs given are all "
+            "on server 'pcie-switch-4gpu'\n");
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
