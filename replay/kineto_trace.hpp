@@ -1,0 +1,121 @@
+// A PyTorch profiler (Kineto) trace, read into what replay needs: each host thread's events,
+// each GPU op with its stream and launch correlation, the collectives' arguments, the
+// profiler steps, and a count of every event kind that replay does not use.
+//
+//   KinetoTrace trace = read_kineto_trace("rank0.json.gz");   // throws InputError
+//
+// Times are integer nanoseconds from the trace's earliest event (Kineto writes
+// microseconds with three decimals). Host events of one thread are sorted by start, an
+// enclosing event before the events it contains (longer first on a tie).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opsim::replay {
+
+using TraceNs = std::int64_t;
+
+/// A host thread of the trace: Kineto's (pid, tid) with its thread_name if given.
+struct HostThread {
+  std::int64_t pid = 0;
+  std::int64_t tid = 0;
+  std::string name;  ///< "thread 2910249 (python)", or "" when the trace names none
+};
+
+enum class HostEventKind : std::uint8_t {
+  kCpuOp,           ///< cat "cpu_op": an aten:: op or autograd node
+  kUserAnnotation,  ///< cat "user_annotation" (record_function; ProfilerStep#N too)
+  kRuntime,         ///< cat "cuda_runtime" or "cuda_driver": cudaLaunchKernel, cudaMemcpyAsync...
+  kPythonFunction,  ///< cat "python_function"
+};
+
+/// One "X" event on a host thread.
+struct HostEvent {
+  HostEventKind kind = HostEventKind::kCpuOp;
+  std::uint32_t thread = 0;  ///< index into KinetoTrace::threads
+  std::uint32_t name = 0;    ///< index into KinetoTrace::names
+  TraceNs start_ns = 0;
+  TraceNs duration_ns = 0;
+  std::int64_t correlation = -1;  ///< args.correlation (runtime calls), -1: none
+  /// cpu_op's args."Input Dims" (one shape per input, [] for a non-tensor) and
+  /// args."Input type" ("float", "c10::Half", ...), empty when not recorded.
+  std::vector<std::vector<std::int64_t>> input_dims;
+  std::vector<std::string> input_types;
+};
+
+enum class GpuEventKind : std::uint8_t { kKernel, kMemcpy, kMemset };
+
+/// memcpy direction, from the event's name ("Memcpy HtoD (Pageable -> Device)") or args.
+enum class CopyDirection : std::uint8_t { kNone, kHostToDevice, kDeviceToHost, kDeviceToDevice, kPeer };
+
+/// An NCCL kernel's collective, from args ("Collective name", "In msg nelems",
+/// "Out msg nelems", "dtype", "Group size", "Process Group Name", "Process Group Ranks").
+/// Traces that lack the args (older PyTorch) get it from the kernel name
+/// ("ncclKernel_AllReduce_RING_LL_Sum_float" / "ncclDevKernel_AllReduce_Sum_f32_RING_LL").
+struct Collective {
+  std::string name;         ///< "allreduce", "broadcast", "allgather", "reduce_scatter", ...
+  std::int64_t in_elements = -1;
+  std::int64_t out_elements = -1;
+  std::string dtype;        ///< "Float", "Half", "BFloat16", ... as written; "" when absent
+  std::int64_t element_bytes = 0;  ///< from dtype; 0 when unknown
+  std::int64_t group_size = -1;
+  std::string group_name;   ///< "Process Group Name", "" when absent
+  std::vector<std::int64_t> group_ranks;
+};
+
+/// One "X" GPU event (cat "kernel", "gpu_memcpy", "gpu_memset").
+struct GpuEvent {
+  GpuEventKind kind = GpuEventKind::kKernel;
+  std::uint32_t name = 0;  ///< index into KinetoTrace::names
+  TraceNs start_ns = 0;
+  TraceNs duration_ns = 0;
+  std::int64_t device = 0;   ///< args.device, else the pid
+  std::int64_t stream = 0;   ///< args.stream
+  std::int64_t correlation = -1;  ///< args.correlation, else from an ac2g flow; -1: none
+  std::int64_t bytes = 0;    ///< memcpy/memset args.bytes
+  CopyDirection direction = CopyDirection::kNone;
+  std::optional<Collective> collective;  ///< NCCL kernels only
+};
+
+/// A ProfilerStep#N annotation span on a host thread.
+struct StepSpan {
+  std::int64_t number = 0;  ///< N
+  std::uint32_t thread = 0;
+  TraceNs start_ns = 0;
+  TraceNs duration_ns = 0;
+};
+
+struct KinetoTrace {
+  std::string path;
+  std::vector<std::string> names;  ///< interned event names
+  std::vector<HostThread> threads;
+  std::vector<HostEvent> host_events;  ///< grouped by thread, then by start (see above)
+  std::vector<GpuEvent> gpu_events;    ///< sorted by start
+  std::vector<StepSpan> steps;         ///< sorted by start
+  /// deviceProperties[...].name of the GPU the events ran on, "" when absent.
+  std::string gpu_name;
+  std::int64_t rank = -1;        ///< distributedInfo.rank, -1 when absent
+  std::int64_t world_size = -1;  ///< distributedInfo.world_size
+  /// Events not used by replay, by "cat" (or "ph" when there is no cat): ("cuda_sync", 41).
+  std::map<std::string, std::int64_t> ignored_events;
+  /// The trace's time origin in its own microseconds (to print recorded times as written).
+  double origin_us = 0;
+
+  std::string_view name(std::uint32_t index) const { return names[index]; }
+};
+
+/// Reads a Kineto trace, plain JSON or gzip (by content, not by name): the object form with
+/// "traceEvents". Throws InputError, one line "PATH: ...", for a file that cannot be read,
+/// is not JSON (with line and column), is not a PyTorch profiler trace, is truncated (gzip
+/// or JSON), or has an event that breaks the format ("PATH: traceEvents[812]: kernel
+/// without args.stream").
+KinetoTrace read_kineto_trace(const std::string& path);
+/// Same, from text already in memory (decompressed); `source` names it in errors.
+KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source);
+
+}  // namespace opsim::replay
