@@ -33,6 +33,9 @@ struct Op {
   KernelClass kernel = KernelClass::kNoop;
   DataType dtype = DataType::kF32;
   AccessPattern pattern = AccessPattern::kSequential;
+  /// Compute and host dispatch only: the op takes exactly `seconds` (a duration recorded on a
+  /// real machine, which already holds whatever slowed it there), not a time from the model.
+  bool fixed_time = false;
   /// Compute: where it runs (kNoDevice: the scheduler places it). Copy: source memory.
   /// Disk ops: the disk. Host dispatch: the CPU whose program thread issues it.
   DeviceId device = kNoDevice;
@@ -43,7 +46,7 @@ struct Op {
   std::uint32_t block_bytes = 0;  ///< disk ops with random access: bytes per request
   double flops = 0;               ///< compute: floating-point operations
   double bytes = 0;               ///< compute: bytes touched in memory; copy and disk: bytes moved
-  double seconds = 0;             ///< host dispatch: host time spent
+  double seconds = 0;             ///< host dispatch: host time spent; fixed_time ops: duration
   double alloc_bytes = 0;         ///< memory allocated on the result device when the op starts
   double release_bytes = 0;       ///< memory released on the result device when the op ends
 

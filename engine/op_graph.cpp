@@ -148,6 +148,8 @@ void OpGraph::validate(const Machine& machine, std::string_view context) const {
     if (bad_size(op.seconds)) fail("seconds must be a finite number >= 0");
     if (bad_size(op.alloc_bytes) || bad_size(op.release_bytes))
       fail("memory sizes must be finite numbers >= 0");
+    if (op.fixed_time && op.kind != OpKind::kCompute && op.kind != OpKind::kHostDispatch)
+      fail("only compute and dispatch ops can take a fixed time");
     switch (op.kind) {
       case OpKind::kCompute:
         if (op.device != kNoDevice) {

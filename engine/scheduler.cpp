@@ -12,7 +12,7 @@ Scheduler::Scheduler(const Machine& machine, const OpGraph& graph, Backend& back
       backend_(backend),
       completion_mutex_(backend.completion_mutex()),
       options_(options),
-      streams_(machine),
+      streams_(machine, options.host_threads),
       stream_state_(streams_.size()),
       memory_bytes_(machine.devices().size(), 0.0),
       peak_memory_bytes_(machine.devices().size(), 0.0),
@@ -118,7 +118,8 @@ StreamIndex Scheduler::choose_stream(const Op& op, DeviceId device) {
         return streams_.at(op.device, StreamKind::kIo, static_cast<std::uint32_t>(op.stream));
       return least_loaded(op.device, StreamKind::kIo);
     case OpKind::kHostDispatch:
-      return streams_.at(op.device, StreamKind::kHost, 0);
+      return streams_.at(op.device, StreamKind::kHost,
+                         op.stream >= 0 ? static_cast<std::uint32_t>(op.stream) : 0);
   }
   return 0;
 }

@@ -26,6 +26,9 @@ namespace opsim {
 struct SchedulerOptions {
   /// Most ops started on the backend and not yet finished; 0: no bound.
   std::uint32_t max_in_flight = 0;
+  /// Program threads per CPU, each a host stream of its own (a replayed trace's threads);
+  /// a dispatch op's `stream` picks one.
+  std::uint32_t host_threads = 1;
 };
 
 class Scheduler final : public CompletionSink {

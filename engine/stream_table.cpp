@@ -25,7 +25,7 @@ std::size_t slot(DeviceId device, StreamKind kind) {
 }
 }  // namespace
 
-StreamTable::StreamTable(const Machine& machine)
+StreamTable::StreamTable(const Machine& machine, std::uint32_t host_threads)
     : first_(machine.devices().size() * kKinds, 0), count_(machine.devices().size() * kKinds, 0) {
   auto add = [&](DeviceId device, StreamKind kind, int count, auto&& label) {
     first_[slot(device, kind)] = static_cast<std::uint32_t>(streams_.size());
@@ -54,7 +54,10 @@ StreamTable::StreamTable(const Machine& machine)
             [](int i) { return "compute" + std::to_string(i); });
         add(d, StreamKind::kCopy, std::max(1, device.cpu.copy_streams),
             [](int i) { return "memcpy" + std::to_string(i); });
-        add(d, StreamKind::kHost, 1, [](int) { return std::string("host"); });
+        host_threads = std::max<std::uint32_t>(1, host_threads);
+        add(d, StreamKind::kHost, static_cast<int>(host_threads), [host_threads](int i) {
+          return host_threads == 1 ? std::string("host") : "host" + std::to_string(i);
+        });
         break;
       case DeviceKind::kDisk:
         add(d, StreamKind::kIo, std::max(1, device.disk.queues),

@@ -26,7 +26,9 @@ struct StreamInfo {
 
 class StreamTable {
  public:
-  explicit StreamTable(const Machine& machine);
+  /// `host_threads`: host streams per CPU (the program's threads), named "host" when there is
+  /// one, else "host0", "host1", ...
+  explicit StreamTable(const Machine& machine, std::uint32_t host_threads = 1);
 
   std::size_t size() const { return streams_.size(); }
   const StreamInfo& info(StreamIndex s) const { return streams_[s]; }

@@ -82,6 +82,20 @@ struct GpuEvent {
   std::optional<Collective> collective;  ///< NCCL kernels only
 };
 
+enum class SyncKind : std::uint8_t { kStreamSync, kContextSync, kEventSync, kStreamWaitEvent, kOther };
+
+/// A "cuda_sync" event (newer Kineto): what a synchronizing runtime call waited for.
+struct SyncEvent {
+  SyncKind kind = SyncKind::kOther;     ///< from args.cuda_sync_kind ("Stream Sync", ...)
+  std::int64_t correlation = -1;        ///< the runtime call's correlation
+  std::int64_t device = 0;
+  std::int64_t stream = -1;             ///< args.stream (the waiting stream); -1: none/all
+  std::int64_t wait_on_stream = -1;     ///< Stream Wait Event: args.wait_on_stream
+  /// Stream Wait Event: args.wait_on_cuda_event_record_corr_id, the cudaEventRecord's
+  /// correlation; -1 when absent.
+  std::int64_t event_record_correlation = -1;
+};
+
 /// A ProfilerStep#N annotation span on a host thread.
 struct StepSpan {
   std::int64_t number = 0;  ///< N
@@ -97,11 +111,12 @@ struct KinetoTrace {
   std::vector<HostEvent> host_events;  ///< grouped by thread, then by start (see above)
   std::vector<GpuEvent> gpu_events;    ///< sorted by start
   std::vector<StepSpan> steps;         ///< sorted by start
+  std::vector<SyncEvent> syncs;        ///< cuda_sync events, in file order
   /// deviceProperties[...].name of the GPU the events ran on, "" when absent.
   std::string gpu_name;
   std::int64_t rank = -1;        ///< distributedInfo.rank, -1 when absent
   std::int64_t world_size = -1;  ///< distributedInfo.world_size
-  /// Events not used by replay, by "cat" (or "ph" when there is no cat): ("cuda_sync", 41).
+  /// Events not used by replay, by "cat" (or "ph" when there is no cat): ("gpu_user_annotation", 30).
   std::map<std::string, std::int64_t> ignored_events;
   /// The trace's time origin in its own microseconds (to print recorded times as written).
   double origin_us = 0;

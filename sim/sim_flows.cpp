@@ -235,6 +235,7 @@ double SimBackend::Impl::waited_s(const OpLaunch& launch) const {
 // its device's host.
 void SimBackend::Impl::launch_compute(std::uint32_t slot, const OpLaunch& launch) {
   const Op& op = *launch.op;
+  if (op.fixed_time) return delay_then_finish(slot, op.seconds);  // recorded: shares nothing
   const Device& d = machine->device(launch.device);
   double seconds = SimBackend::compute_time_s(*machine, op, launch.device,
                                               core_speed(launch, &CpuModel::core_pass_speeds),
@@ -255,6 +256,7 @@ void SimBackend::Impl::launch_compute(std::uint32_t slot, const OpLaunch& launch
 // A host dispatch: the program thread's time, on its own host or on the compute cores.
 void SimBackend::Impl::launch_host_dispatch(std::uint32_t slot, const OpLaunch& launch) {
   const Op& op = *launch.op;
+  if (op.fixed_time) return delay_then_finish(slot, op.seconds);  // one recorded thread's time
   sg4::Host* host =
       options.dispatch_on_compute_cores && machine->device(launch.device).kind == DeviceKind::kCpu
           ? compute_host[launch.device]

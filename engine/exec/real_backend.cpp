@@ -106,8 +106,12 @@ RealBackend::~RealBackend() {
   }
 }
 
-void RealBackend::prepare(const Machine& machine, const OpGraph& /*graph*/,
+void RealBackend::prepare(const Machine& machine, const OpGraph& graph,
                          const StreamTable& streams, CompletionSink& sink) {
+  for (OpId id = 0; id < graph.size(); ++id)
+    if (graph.op(id).fixed_time)  // a recorded duration has no work to run for real
+      throw std::invalid_argument("op '" + std::string(graph.name(id)) +
+                                  "' has a recorded duration: it can only be simulated");
   streams_ = &streams;
   sink_ = &sink;
   // Grows only: a backend reused by a later scheduler keeps its workers (and their threads).
