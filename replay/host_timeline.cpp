@@ -1,0 +1,316 @@
+#include "replay/host_timeline.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+namespace opsim::replay {
+namespace {
+
+bool is_synchronizing_call(std::string_view name) {
+  return name == "cudaStreamSynchronize" || name == "cudaDeviceSynchronize" ||
+         name == "cudaEventSynchronize" || name == "cudaMemcpy" || name == "cudaMemcpy2D" ||
+         name == "cudaMemcpyToSymbol" || name == "cudaMemcpyFromSymbol" || name == "cudaMemset";
+}
+
+bool is_launch_call(std::string_view name) {
+  return name == "cudaLaunchKernel" || name == "cudaLaunchKernelExC" ||
+         name == "cuLaunchKernel" || name == "cudaMemcpyAsync" || name == "cudaMemsetAsync" ||
+         name == "cudaGraphLaunch" || name == "cudaLaunchCooperativeKernel";
+}
+
+// The host time a launch takes, as the trace's median cudaLaunchKernel: the part of a
+// synchronous copy that enqueues it before the call starts waiting.
+TraceNs median_launch_ns(const KinetoTrace& trace) {
+  std::vector<TraceNs> durations;
+  for (const HostEvent& e : trace.host_events)
+    if (e.kind == HostEventKind::kRuntime && trace.name(e.name) == "cudaLaunchKernel")
+      durations.push_back(e.duration_ns);
+  if (durations.empty()) return 5'000;
+  std::nth_element(durations.begin(), durations.begin() + durations.size() / 2, durations.end());
+  return durations[durations.size() / 2];
+}
+
+// Builds one thread's chain: appends ops, each after the one before, and notes which op
+// starts at each step boundary.
+class ThreadBuilder {
+ public:
+  ThreadBuilder(ReplayGraph& g, const KinetoTrace& trace, const RankGpuOps& gpu,
+                std::uint32_t rank, DeviceId cpu, std::int32_t stream, std::vector<TraceNs> cuts,
+                const ReplayOptions& options)
+      : g_(g), trace_(trace), gpu_(gpu), rank_(rank), cpu_(cpu), stream_(stream),
+        cuts_(std::move(cuts)), options_(options), launch_ns_(median_launch_ns(trace)) {
+    for (const SyncEvent& s : trace.syncs) syncs_.emplace(s.correlation, &s);
+  }
+
+  void gap_until(TraceNs time_ns) {
+    for (; next_cut_ < cuts_.size() && cuts_[next_cut_] <= time_ns; ++next_cut_) {
+      if (cuts_[next_cut_] > cursor_ns_) {
+        append(cursor_ns_, cuts_[next_cut_], "host");
+        cursor_ns_ = cuts_[next_cut_];
+      }
+      pending_.push_back(cuts_[next_cut_]);
+    }
+    if (time_ns > cursor_ns_) append(cursor_ns_, time_ns, "host");
+    cursor_ns_ = std::max(cursor_ns_, time_ns);
+  }
+
+  void call(const HostEvent& c) {
+    const std::string_view name = trace_.name(c.name);
+    if (name == "cudaGraphLaunch") ++g_.counts.graph_launches;
+    const std::vector<std::uint32_t>* launched = nullptr;
+    if (auto it = gpu_.events_of_correlation.find(c.correlation);
+        c.correlation >= 0 && it != gpu_.events_of_correlation.end())
+      launched = &it->second;
+    const TraceNs end_ns = c.start_ns + c.duration_ns;
+    if (launched != nullptr && !is_synchronizing_call(name) &&
+        std::none_of(launched->begin(), launched->end(),
+                     [&](std::uint32_t e) { return end_of(e) <= end_ns; })) {
+      launch(c, *launched);
+      return;
+    }
+    if (launched != nullptr) {  // a copy that ended within its call: the call waited for it
+      blocking(c.start_ns, end_ns, std::min(c.duration_ns, launch_ns_), *launched, launched, name);
+      return;
+    }
+    if (is_synchronizing_call(name)) {
+      blocking(c.start_ns, end_ns, 0, sync_targets(c), nullptr, name);
+      return;
+    }
+    if (is_launch_call(name)) ++g_.counts.launches_without_gpu_op;
+    append(c.start_ns, end_ns, name);
+    cursor_ns_ = end_ns;
+  }
+
+  // A run of cudaEventQuery calls: the thread polled until the GPU op that ended between
+  // the poll before the last and the last, if one did (else it waited for nothing).
+  void polling_loop(TraceNs start_ns, TraceNs last_poll_start_ns, TraceNs end_ns) {
+    ++g_.counts.polling_loops;
+    const std::int64_t waited_for = latest_end_within(last_poll_start_ns, end_ns);
+    if (waited_for < 0) {
+      append(start_ns, end_ns, "cudaEventQuery (polling)");
+      cursor_ns_ = end_ns;
+      return;
+    }
+    blocking(start_ns, end_ns, 0, {static_cast<std::uint32_t>(waited_for)}, nullptr,
+             "cudaEventQuery (polling)");
+  }
+
+  // The step boundaries not yet given an op end where the thread's last op ends.
+  std::map<TraceNs, TimelineMark> finish(TraceNs end_ns) {
+    gap_until(end_ns);
+    for (; next_cut_ < cuts_.size(); ++next_cut_) pending_.push_back(cuts_[next_cut_]);
+    for (TraceNs t : pending_)
+      if (last_ != kNone) marks_[t] = {t, last_, true};
+    return marks_;
+  }
+
+  void start_at(TraceNs begin_ns) {
+    append(0, begin_ns, "before the thread's first event");
+    cursor_ns_ = begin_ns;
+  }
+
+ private:
+  static constexpr OpId kNone = ~OpId{0};
+
+  TraceNs end_of(std::uint32_t e) const {
+    return trace_.gpu_events[e].start_ns + trace_.gpu_events[e].duration_ns;
+  }
+
+  OpId append(TraceNs start_ns, TraceNs end_ns, std::string_view what) {
+    const TraceNs duration_ns = end_ns - start_ns;
+    Op op;
+    op.kind = OpKind::kHostDispatch;
+    op.device = cpu_;
+    op.stream = stream_;
+    op.fixed_time = true;
+    op.seconds = static_cast<double>(std::max<TraceNs>(0, duration_ns)) * 1e-9;
+    const OpId id =
+        g_.add(op, "r" + std::to_string(rank_) + " " + std::string(what), rank_, start_ns, end_ns);
+    if (last_ != kNone) g_.graph.add_dependency(last_, id);
+    last_ = id;
+    for (TraceNs t : pending_) marks_[t] = {t, id, false};
+    pending_.clear();
+    ++g_.counts.host_ops;
+    return id;
+  }
+
+  void launch(const HostEvent& c, const std::vector<std::uint32_t>& launched) {
+    const OpId op = append(c.start_ns, c.start_ns + c.duration_ns, trace_.name(c.name));
+    for (std::uint32_t e : launched) g_.graph.add_dependency(op, gpu_.op_of_event[e]);
+    last_launch_stream_ = gpu_.stream_of_event[launched.back()];
+    cursor_ns_ = c.start_ns + c.duration_ns;
+  }
+
+  // A call of `pre_ns` of its own time (which enqueues `enqueued`, if any), then a wait for
+  // `targets`, then the time it took after the last of them ended in the recording.
+  void blocking(TraceNs start_ns, TraceNs end_ns, TraceNs pre_ns,
+                const std::vector<std::uint32_t>& targets,
+                const std::vector<std::uint32_t>* enqueued, std::string_view name) {
+    ++g_.counts.blocking_calls;
+    const OpId call = append(start_ns, start_ns + pre_ns, std::string(name) + " (call)");
+    if (enqueued != nullptr)
+      for (std::uint32_t e : *enqueued) g_.graph.add_dependency(call, gpu_.op_of_event[e]);
+    TraceNs waited_until_ns = start_ns + pre_ns;
+    for (std::uint32_t e : targets) waited_until_ns = std::max(waited_until_ns, end_of(e));
+    const OpId after = append(std::min(end_ns, waited_until_ns), end_ns,
+                              std::string(name) + " (after the wait)");
+    for (std::uint32_t e : targets) g_.graph.add_dependency(gpu_.op_of_event[e], after);
+    cursor_ns_ = end_ns;
+  }
+
+  // What a synchronize waited for: every stream's last op launched before it for a device
+  // synchronize; the recorded stream's for a stream synchronize that has a cuda_sync event;
+  // else the stream whose last launched op ended last by the time the call returned.
+  std::vector<std::uint32_t> sync_targets(const HostEvent& c) const {
+    const std::string_view name = trace_.name(c.name);
+    const SyncEvent* sync = nullptr;
+    if (auto it = syncs_.find(c.correlation); c.correlation >= 0 && it != syncs_.end())
+      sync = it->second;
+    std::vector<std::uint32_t> last_per_stream;
+    for (std::uint32_t s = 0; s < gpu_.streams.size(); ++s) {
+      const std::int64_t e = gpu_.last_launched_before(s, c.start_ns);
+      if (e < 0) continue;
+      if (sync != nullptr && sync->kind == SyncKind::kStreamSync &&
+          !(gpu_.streams[s].stream == sync->stream && gpu_.streams[s].device == sync->device))
+        continue;
+      last_per_stream.push_back(static_cast<std::uint32_t>(e));
+    }
+    const bool every_stream =
+        name == "cudaDeviceSynchronize" || (sync != nullptr && sync->kind == SyncKind::kContextSync);
+    if (every_stream || (sync != nullptr && sync->kind == SyncKind::kStreamSync))
+      return last_per_stream;
+    // Evidence: an op that ended while the call ran (it returned once the op was done).
+    const TraceNs returned_ns = c.start_ns + c.duration_ns + options_.wait_tolerance_ns;
+    std::int64_t best = -1;
+    for (std::uint32_t e : last_per_stream)
+      if (end_of(e) >= c.start_ns && end_of(e) <= returned_ns &&
+          (best < 0 || end_of(e) > end_of(static_cast<std::uint32_t>(best))))
+        best = e;
+    if (best >= 0) return {static_cast<std::uint32_t>(best)};
+    // None: the stream this thread launched on last, as PyTorch synchronizes its current
+    // stream (also when the trace's durations were edited and no longer agree with it).
+    if (last_launch_stream_ < 0) return {};
+    const std::int64_t e =
+        gpu_.last_launched_before(static_cast<std::uint32_t>(last_launch_stream_), c.start_ns);
+    if (e < 0) return {};
+    return {static_cast<std::uint32_t>(e)};
+  }
+
+  // The GPU op launched before `end_ns` that ended last within [start_ns, end_ns + tolerance].
+  std::int64_t latest_end_within(TraceNs start_ns, TraceNs end_ns) const {
+    const auto& by_end = gpu_.events_by_end;
+    auto it = std::upper_bound(by_end.begin(), by_end.end(), end_ns + options_.wait_tolerance_ns,
+                               [&](TraceNs t, std::uint32_t e) { return t < end_of(e); });
+    while (it != by_end.begin()) {
+      const std::uint32_t e = *--it;
+      if (end_of(e) < start_ns) break;
+      if (gpu_.launch_start_ns[e] < end_ns) return e;
+    }
+    return -1;
+  }
+
+  ReplayGraph& g_;
+  const KinetoTrace& trace_;
+  const RankGpuOps& gpu_;
+  std::uint32_t rank_;
+  DeviceId cpu_;
+  std::int32_t stream_;
+  std::vector<TraceNs> cuts_;
+  const ReplayOptions& options_;
+  TraceNs launch_ns_;
+  std::unordered_map<std::int64_t, const SyncEvent*> syncs_;
+  std::int64_t last_launch_stream_ = -1;  // index into gpu_.streams
+  std::size_t next_cut_ = 0;
+  TraceNs cursor_ns_ = 0;
+  OpId last_ = kNone;
+  std::vector<TraceNs> pending_;
+  std::map<TraceNs, TimelineMark> marks_;
+};
+
+struct ThreadSpan {
+  std::size_t first = 0;  // host_events index range of the thread
+  std::size_t last = 0;   // one past
+  TraceNs begin_ns = 0;
+  TraceNs end_ns = 0;
+  bool has_runtime_calls = false;
+};
+
+std::vector<ThreadSpan> thread_spans(const KinetoTrace& trace) {
+  std::vector<ThreadSpan> spans(trace.threads.size());
+  std::vector<bool> seen(trace.threads.size(), false);
+  for (std::size_t i = 0; i < trace.host_events.size(); ++i) {
+    const HostEvent& e = trace.host_events[i];
+    ThreadSpan& span = spans[e.thread];
+    if (!seen[e.thread]) span = {i, i, e.start_ns, e.start_ns, false};
+    seen[e.thread] = true;
+    span.last = i + 1;
+    span.end_ns = std::max(span.end_ns, e.start_ns + e.duration_ns);
+    span.has_runtime_calls |= e.kind == HostEventKind::kRuntime;
+  }
+  return spans;
+}
+
+bool is_poll(const KinetoTrace& trace, const HostEvent& e) {
+  return trace.name(e.name) == "cudaEventQuery";
+}
+
+// The thread's outermost runtime calls, in order; runs of two or more polls as one loop.
+void replay_calls(ThreadBuilder& builder, const KinetoTrace& trace, const ThreadSpan& span) {
+  TraceNs outer_end_ns = -1;
+  std::vector<const HostEvent*> calls;
+  for (std::size_t i = span.first; i < span.last; ++i) {
+    const HostEvent& e = trace.host_events[i];
+    if (e.kind != HostEventKind::kRuntime || e.start_ns < outer_end_ns) continue;
+    calls.push_back(&e);
+    outer_end_ns = e.start_ns + e.duration_ns;
+  }
+  for (std::size_t i = 0; i < calls.size();) {
+    std::size_t j = i;
+    while (j + 1 < calls.size() && is_poll(trace, *calls[i]) && is_poll(trace, *calls[j + 1])) ++j;
+    builder.gap_until(calls[i]->start_ns);
+    if (j > i)
+      builder.polling_loop(calls[i]->start_ns, calls[j - 1]->start_ns,
+                           calls[j]->start_ns + calls[j]->duration_ns);
+    else
+      builder.call(*calls[i]);
+    i = j + 1;
+  }
+}
+
+}  // namespace
+
+std::uint32_t add_host_threads(ReplayGraph& g, const KinetoTrace& trace, std::uint32_t rank,
+                               const RankGpuOps& gpu, std::uint32_t first_thread,
+                               const ReplayOptions& options) {
+  const DeviceId cpu = g.machine.cpus().front();
+  const std::vector<ThreadSpan> spans = thread_spans(trace);
+  std::uint32_t added = 0;
+  for (std::uint32_t t = 0; t < spans.size(); ++t) {
+    std::vector<TraceNs> cuts;
+    std::vector<const StepSpan*> steps;
+    for (const StepSpan& step : trace.steps)
+      if (step.thread == t) {
+        cuts.push_back(step.start_ns);
+        cuts.push_back(step.start_ns + step.duration_ns);
+        steps.push_back(&step);
+      }
+    if (!spans[t].has_runtime_calls && steps.empty()) continue;
+    std::sort(cuts.begin(), cuts.end());
+    ThreadBuilder builder(g, trace, gpu, rank, cpu, static_cast<std::int32_t>(first_thread + added),
+                          std::move(cuts), options);
+    builder.start_at(spans[t].begin_ns);
+    replay_calls(builder, trace, spans[t]);
+    const auto marks = builder.finish(spans[t].end_ns);
+    for (const StepSpan* step : steps) {
+      const TraceNs end_ns = step->start_ns + step->duration_ns;
+      g.steps.push_back({rank, "ProfilerStep#" + std::to_string(step->number), step->start_ns,
+                         end_ns, marks.at(step->start_ns), marks.at(end_ns)});
+    }
+    ++added;
+  }
+  return added;
+}
+
+}  // namespace opsim::replay

@@ -1,0 +1,152 @@
+// Replay of small traces written in code: each dependency kind a real trace has, checked by
+// the replayed times it must give.
+#include <gtest/gtest.h>
+
+#include "common/input_error.hpp"
+#include "replay/replay_graph.hpp"
+#include "replay/replay_run.hpp"
+#include "tests/replay/replay_trace_builder.hpp"
+#include "topologies/topology_catalog.hpp"
+
+namespace opsim::replay {
+namespace {
+
+using testing::TraceBuilder;
+
+ReplayResult replay(const std::vector<KinetoTrace>& traces, const std::string& topology = "pcie-switch:2") {
+  const ReplayGraph g = build_replay_graph(traces, resolve_topology(topology));
+  return run_replay_isolated(g, traces);
+}
+
+// One step: the host launches a kernel, then synchronizes and waits for it.
+KinetoTrace launch_then_sync(double kernel_us) {
+  TraceBuilder b;
+  const auto main = b.thread(100);
+  b.step(main, 3, 50, 1150)
+      .runtime(main, "cudaLaunchKernel", 100, 10, 1)
+      .kernel("sgemm_128x64", 115, kernel_us, 7, 1)
+      .runtime(main, "cudaStreamSynchronize", 200, 115 + 1000 - 200 + 5, 2)
+      .cpu_op(main, "aten::item", 1150, 40);
+  return b.build();
+}
+
+TEST(ReplayGraph, RecordedTimesGiveTheRecordedStep) {
+  const ReplayResult r = replay({launch_then_sync(1000)});
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].name, "ProfilerStep#3");
+  EXPECT_NEAR(r.steps[0].recorded_s, 1150e-6, 1e-12);
+  // The kernel starts when its launch returns (110 us) rather than at 115 us as recorded.
+  EXPECT_NEAR(r.steps[0].replayed_s, 1145e-6, 1e-9);
+  EXPECT_LT(std::abs(r.steps[0].error), 0.005);
+}
+
+TEST(ReplayGraph, ASynchronizeWaitsForTheSimulatedKernelNotItsRecordedLength) {
+  KinetoTrace trace = launch_then_sync(1000);
+  trace.gpu_events[0].duration_ns *= 2;  // the same step with a kernel twice as long
+  const ReplayResult r = replay({trace});
+  // The call returns as the kernel ends: the edited trace has no time after its end to keep.
+  EXPECT_NEAR(r.steps[0].replayed_s, 2140e-6, 1e-9);
+  EXPECT_NEAR(r.steps[0].replayed_breakdown.compute_s, 2000e-6, 1e-9);
+  EXPECT_NEAR(r.steps[0].replayed_breakdown.host_bound_idle_s, 140e-6, 1e-9);
+}
+
+TEST(ReplayGraph, RecordedStreamWaitOrdersTheStreams) {
+  TraceBuilder b;
+  const auto main = b.thread(100);
+  b.runtime(main, "cudaLaunchKernel", 0, 10, 1)
+      .kernel("volta_sgemm", 12, 500, 7, 1)
+      .runtime(main, "cudaEventRecord", 20, 2, 2)
+      .runtime(main, "cudaStreamWaitEvent", 30, 2, 3)
+      .runtime(main, "cudaLaunchKernel", 40, 10, 4)
+      .kernel("elementwise_kernel", 514, 100, 20, 4)
+      .stream_wait(3, 20, 7, 2);
+  const KinetoTrace trace = b.build();
+  const ReplayGraph g = build_replay_graph({trace}, resolve_topology("pcie-switch:1"));
+  EXPECT_EQ(g.counts.cross_stream_edges, 1);
+  const ReplayResult r = run_replay_isolated(g, {trace});
+  const OpId second = g.gpu_ops[1].op;
+  EXPECT_EQ(r.simulation.start_ns[second], 10'000 + 500'000);  // after the first kernel's end
+}
+
+TEST(ReplayGraph, StreamWaitIsReadOffTheRecordingWithoutCudaSyncEvents) {
+  TraceBuilder b;
+  const auto main = b.thread(100);
+  b.runtime(main, "cudaLaunchKernel", 0, 10, 1)
+      .kernel("volta_sgemm", 12, 500, 7, 1)
+      .runtime(main, "cudaLaunchKernel", 40, 10, 4)
+      .kernel("elementwise_kernel", 514, 100, 20, 4);
+  const KinetoTrace trace = b.build();
+  const ReplayGraph g = build_replay_graph({trace}, resolve_topology("pcie-switch:1"));
+  EXPECT_EQ(g.counts.inferred_cross_stream_edges, 1);
+  // Without the edge, the second kernel would start at 50 us, when its launch returned.
+  const ReplayResult r = run_replay_isolated(g, {trace});
+  EXPECT_EQ(r.simulation.start_ns[g.gpu_ops[1].op], 510'000);
+}
+
+TEST(ReplayGraph, APollingLoopIsAWaitForTheKernelItSawEnd) {
+  // The host polls (cudaEventQuery every 20 us) until kernel b, queued behind a, has ended.
+  auto trace_with_first_kernel_us = [](double a_us) {
+    TraceBuilder b;
+    const auto main = b.thread(100);
+    b.step(main, 1, 0, 1100)
+        .runtime(main, "cudaLaunchKernel", 5, 10, 1)
+        .kernel("a", 15, 500, 7, 1)
+        .runtime(main, "cudaLaunchKernel", 20, 10, 2)
+        .kernel("b", 515, 500, 7, 2);
+    for (int i = 0; i < 50; ++i) b.runtime(main, "cudaEventQuery", 30 + 20.0 * i, 5);
+    b.cpu_op(main, "aten::add", 1030, 60);
+    KinetoTrace t = b.build();
+    t.gpu_events[0].duration_ns = static_cast<TraceNs>(a_us * 1000);
+    return t;
+  };
+  const ReplayResult same = replay({trace_with_first_kernel_us(500)});
+  EXPECT_LT(std::abs(same.steps[0].error), 0.01);
+  const ReplayResult longer = replay({trace_with_first_kernel_us(1000)});
+  EXPECT_NEAR(longer.steps[0].replayed_s - same.steps[0].replayed_s, 500e-6, 1e-9);
+}
+
+TEST(ReplayGraph, ACollectiveStartsWhenEveryRankHasReachedIt) {
+  // Rank 0 reaches the allreduce at 100 us and waits for rank 1, which comes at 400 us;
+  // the transfer itself takes 200 us (rank 1's recorded part).
+  TraceBuilder a("rank0.json"), b("rank1.json");
+  const auto t0 = a.thread(1), t1 = b.thread(2);
+  a.runtime(t0, "cudaLaunchKernel", 90, 10, 1).collective("ncclKernel_AllReduce", 100, 500, 40, 1, 1024);
+  b.runtime(t1, "cudaLaunchKernel", 390, 10, 1).collective("ncclKernel_AllReduce", 400, 200, 40, 1, 1024);
+  const std::vector<KinetoTrace> traces = {a.build(), b.build()};
+  const ReplayGraph g = build_replay_graph(traces, resolve_topology("pcie-switch:2"));
+  EXPECT_EQ(g.counts.collectives, 1);
+  const ReplayResult r = run_replay_isolated(g, traces);
+  for (const GpuOpInfo& op : g.gpu_ops) {
+    EXPECT_EQ(r.simulation.start_ns[op.op], 400'000) << "rank " << op.rank;
+    EXPECT_EQ(r.simulation.end_ns[op.op], 600'000) << "rank " << op.rank;
+  }
+  EXPECT_NEAR(r.steps[0].replayed_breakdown.communication_exposed_s, 200e-6, 1e-9);
+}
+
+TEST(ReplayGraph, ATraceWithoutStepsIsOneStep) {
+  TraceBuilder b;
+  const auto main = b.thread(100);
+  b.runtime(main, "cudaLaunchKernel", 0, 10, 1).kernel("k", 10, 300, 7, 1);
+  const ReplayResult r = replay({b.build()});
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].name, "whole trace");
+  EXPECT_NEAR(r.steps[0].recorded_s, 310e-6, 1e-12);
+  EXPECT_NEAR(r.steps[0].replayed_s, 310e-6, 1e-9);
+}
+
+TEST(ReplayGraph, AMachineWithTooFewGpusIsRefused) {
+  TraceBuilder a, b;
+  a.thread(1);
+  b.thread(2);
+  a.kernel("k", 0, 1, 7, -1);
+  b.kernel("k", 0, 1, 7, -1);
+  try {
+    build_replay_graph({a.build(), b.build()}, resolve_topology("pcie-switch:1"));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "machine 'pcie-switch:1' has 1 GPUs; the traces use 2");
+  }
+}
+
+}  // namespace
+}  // namespace opsim::replay
