@@ -77,6 +77,7 @@ void find_launches(RankGpuOps& rank, const KinetoTrace& trace, ReplayCounts& cou
 struct Placement {
   DeviceId gpu;
   std::int32_t stream;
+  std::uint32_t lane;
 };
 
 void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::uint32_t rank_index,
@@ -88,7 +89,15 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
     const auto device_index =
         std::find(rank.gpus.begin(), rank.gpus.end(), rank.streams[s].device) - rank.gpus.begin();
     const DeviceId gpu = machine_gpus[first_gpu + static_cast<std::size_t>(device_index)];
-    placement[s] = {gpu, streams_on_device[rank.streams[s].device]++};
+    const std::string device_name = g.machine.device(gpu).name;
+    const std::uint32_t lane = g.add_lane(
+        {.name = "r" + std::to_string(rank_index) + " " + device_name + " stream " +
+                 std::to_string(rank.streams[s].stream),
+         .node = "rank" + std::to_string(rank_index),
+         .device = device_name,
+         .kind = LaneKind::kCompute,
+         .capacity_bytes_per_s = 0});
+    placement[s] = {gpu, streams_on_device[rank.streams[s].device]++, lane};
     GpuModel& model = g.machine.mutable_device(gpu).gpu;
     model.compute_streams = std::max(model.compute_streams, placement[s].stream + 1);
   }
@@ -104,7 +113,7 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
     op.fixed_time = true;
     op.seconds = static_cast<double>(event.duration_ns) * 1e-9;
     rank.op_of_event[e] = g.add(op, op_name(rank_index, trace.name(event.name)), rank_index,
-                                event.start_ns, event.start_ns + event.duration_ns);
+                                where.lane, event.start_ns, event.start_ns + event.duration_ns);
     g.gpu_ops.push_back({rank_index, e, rank.op_of_event[e]});
   }
   for (const RecordedStream& stream : rank.streams)
@@ -123,7 +132,7 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
     idle.fixed_time = true;
     idle.seconds = static_cast<double>(trace.gpu_events[first].start_ns) * 1e-9;
     const OpId op = g.add(idle, "r" + std::to_string(rank_index) + " before the stream's first op",
-                          rank_index, 0, trace.gpu_events[first].start_ns);
+                          rank_index, placement[s].lane, 0, trace.gpu_events[first].start_ns);
     g.graph.add_dependency(op, rank.op_of_event[first]);
   }
   g.counts.gpu_ops += static_cast<std::int64_t>(trace.gpu_events.size());

@@ -37,9 +37,9 @@ TraceNs median_launch_ns(const KinetoTrace& trace) {
 class ThreadBuilder {
  public:
   ThreadBuilder(ReplayGraph& g, const KinetoTrace& trace, const RankGpuOps& gpu,
-                std::uint32_t rank, DeviceId cpu, std::int32_t stream, std::vector<TraceNs> cuts,
-                const ReplayOptions& options)
-      : g_(g), trace_(trace), gpu_(gpu), rank_(rank), cpu_(cpu), stream_(stream),
+                std::uint32_t rank, DeviceId cpu, std::int32_t stream, std::uint32_t lane,
+                std::vector<TraceNs> cuts, const ReplayOptions& options)
+      : g_(g), trace_(trace), gpu_(gpu), rank_(rank), cpu_(cpu), stream_(stream), lane_(lane),
         cuts_(std::move(cuts)), options_(options), launch_ns_(median_launch_ns(trace)) {
     for (const SyncEvent& s : trace.syncs) syncs_.emplace(s.correlation, &s);
   }
@@ -126,8 +126,8 @@ class ThreadBuilder {
     op.stream = stream_;
     op.fixed_time = true;
     op.seconds = static_cast<double>(std::max<TraceNs>(0, duration_ns)) * 1e-9;
-    const OpId id =
-        g_.add(op, "r" + std::to_string(rank_) + " " + std::string(what), rank_, start_ns, end_ns);
+    const OpId id = g_.add(op, "r" + std::to_string(rank_) + " " + std::string(what), rank_,
+                           lane_, start_ns, end_ns);
     if (last_ != kNone) g_.graph.add_dependency(last_, id);
     last_ = id;
     for (TraceNs t : pending_) marks_[t] = {t, id, false};
@@ -217,6 +217,7 @@ class ThreadBuilder {
   std::uint32_t rank_;
   DeviceId cpu_;
   std::int32_t stream_;
+  std::uint32_t lane_;
   std::vector<TraceNs> cuts_;
   const ReplayOptions& options_;
   TraceNs launch_ns_;
@@ -298,8 +299,16 @@ std::uint32_t add_host_threads(ReplayGraph& g, const KinetoTrace& trace, std::ui
       }
     if (!spans[t].has_runtime_calls && steps.empty()) continue;
     std::sort(cuts.begin(), cuts.end());
+    const HostThread& thread = trace.threads[t];
+    const std::uint32_t lane = g.add_lane(
+        {.name = "r" + std::to_string(rank) + " thread " + std::to_string(thread.tid) +
+                 (thread.name.empty() ? "" : " (" + thread.name + ")"),
+         .node = "rank" + std::to_string(rank),
+         .device = g.machine.device(cpu).name,
+         .kind = LaneKind::kHost,
+         .capacity_bytes_per_s = 0});
     ThreadBuilder builder(g, trace, gpu, rank, cpu, static_cast<std::int32_t>(first_thread + added),
-                          std::move(cuts), options);
+                          lane, std::move(cuts), options);
     builder.start_at(spans[t].begin_ns);
     replay_calls(builder, trace, spans[t]);
     const auto marks = builder.finish(spans[t].end_ns);

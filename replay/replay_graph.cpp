@@ -76,11 +76,17 @@ void join_collectives(ReplayGraph& g, const std::vector<KinetoTrace>& traces,
 }  // namespace
 
 OpId ReplayGraph::add(const Op& op, std::string_view name, std::uint32_t rank,
-                      TraceNs start_ns, TraceNs end_ns) {
+                      std::uint32_t lane, TraceNs start_ns, TraceNs end_ns) {
   rank_of_op.push_back(rank);
+  lane_of_op.push_back(lane);
   recorded_start_ns.push_back(start_ns);
   recorded_end_ns.push_back(end_ns);
   return graph.add(op, name);
+}
+
+std::uint32_t ReplayGraph::add_lane(TraceLane lane) {
+  lanes.push_back(std::move(lane));
+  return static_cast<std::uint32_t>(lanes.size() - 1);
 }
 
 ReplayGraph build_replay_graph(const std::vector<KinetoTrace>& traces, Machine machine,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/op_graph.hpp"
+#include "engine/trace.hpp"
 #include "hw_models/machine.hpp"
 #include "replay/kineto_trace.hpp"
 
@@ -79,11 +80,16 @@ struct ReplayGraph {
   std::vector<std::uint32_t> rank_of_op;
   std::vector<TraceNs> recorded_start_ns;
   std::vector<TraceNs> recorded_end_ns;
+  /// Per op: its lane in traces (a recorded thread or CUDA stream, named as recorded).
+  std::vector<std::uint32_t> lane_of_op;
+  std::vector<TraceLane> lanes;
   ReplayCounts counts;
 
-  /// Adds `op` with its recorded place.
-  OpId add(const Op& op, std::string_view name, std::uint32_t rank, TraceNs recorded_start_ns,
-           TraceNs recorded_end_ns);
+  /// Adds `op` on `lane` with its recorded place.
+  OpId add(const Op& op, std::string_view name, std::uint32_t rank, std::uint32_t lane,
+           TraceNs recorded_start_ns, TraceNs recorded_end_ns);
+  /// Adds a lane; returns its index.
+  std::uint32_t add_lane(TraceLane lane);
 };
 
 /// Builds the graph of `traces` (one per rank of one job) on `machine`. Throws InputError
