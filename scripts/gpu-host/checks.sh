@@ -31,5 +31,6 @@ timeout 60 build/bin/opsim validate --suite experiments/gpu-launch-probes --prof
 step "GPU-bound workloads, interleaved"
 bound=$(mktemp -d)
 cp experiments/validation-gpu/*.json "$bound/" && rm "$bound/gpu-book-b-cpu-and-gpu.json"
-timeout 180 build/bin/opsim validate --suite "$bound" --interleave 3 --markdown
+timeout 180 build/bin/opsim validate --suite "$bound" --profile "$out/q.yaml" --interleave 3 \
+  --markdown
 step done
