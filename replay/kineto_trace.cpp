@@ -1375,6 +1375,7 @@ KinetoTrace KinetoReader::finish() {
   trace.path = source_;
   trace.names = std::move(names_);
   trace.origin_us = static_cast<double>(origin_ns_) / 1000.0;
+  trace.trace_events = static_cast<std::int64_t>(events_seen_);
   trace.threads.resize(thread_keys_.size());
   for (std::uint32_t i = 0; i < thread_keys_.size(); ++i) {
     HostThread& t = trace.threads[final_index[i]];

@@ -131,6 +131,8 @@ struct KinetoTrace {
   std::map<std::string, std::int64_t> ignored_events;
   /// The trace's time origin in its own microseconds (to print recorded times as written).
   double origin_us = 0;
+  /// How many entries traceEvents holds, read or not.
+  std::int64_t trace_events = 0;
 
   std::string_view name(std::uint32_t index) const { return names[index]; }
 };
