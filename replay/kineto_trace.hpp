@@ -4,9 +4,12 @@
 //
 //   KinetoTrace trace = read_kineto_trace("rank0.json.gz");   // throws InputError
 //
-// Times are integer nanoseconds from the trace's earliest event (Kineto writes
-// microseconds with three decimals). Host events of one thread are sorted by start, an
-// enclosing event before the events it contains (longer first on a tie).
+// Times are integer nanoseconds from the trace's earliest event that replay reads (a host or
+// GPU "X" event; origin_us). Kineto writes microseconds, with three decimals or none: they
+// are converted from the decimal text exactly, rounded half away from zero below 1 ns, and
+// must stay below 2^62 ns (about 146 years) in magnitude. Host events of one thread are
+// sorted by start, an enclosing event before the events it contains (longer first on a tie);
+// threads come in the order of their first event.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +45,7 @@ struct HostEvent {
   TraceNs start_ns = 0;
   TraceNs duration_ns = 0;
   std::int64_t correlation = -1;  ///< args.correlation (runtime calls), -1: none
+  std::int64_t external_id = -1;  ///< args."External id" (ties an op to its kernels), -1: none
   /// cpu_op's args."Input Dims" (one shape per input, [] for a non-tensor) and
   /// args."Input type" ("float", "c10::Half", ...), empty when not recorded.
   std::vector<std::vector<std::int64_t>> input_dims;
@@ -50,22 +54,40 @@ struct HostEvent {
 
 enum class GpuEventKind : std::uint8_t { kKernel, kMemcpy, kMemset };
 
-/// memcpy direction, from the event's name ("Memcpy HtoD (Pageable -> Device)") or args.
-enum class CopyDirection : std::uint8_t { kNone, kHostToDevice, kDeviceToHost, kDeviceToDevice, kPeer };
+/// memcpy direction, from the event's name ("Memcpy HtoD (Pageable -> Device)"): HtoD, DtoH,
+/// DtoD, PtoP (peer), HtoH; a CUDA array ("A", as in "AtoD") counts as device memory.
+enum class CopyDirection : std::uint8_t {
+  kNone,
+  kHostToDevice,
+  kDeviceToHost,
+  kDeviceToDevice,
+  kPeer,
+  kHostToHost,
+};
 
 /// An NCCL kernel's collective, from args ("Collective name", "In msg nelems",
 /// "Out msg nelems", "dtype", "Group size", "Process Group Name", "Process Group Ranks").
 /// Traces that lack the args (older PyTorch) get it from the kernel name
 /// ("ncclKernel_AllReduce_RING_LL_Sum_float" / "ncclDevKernel_AllReduce_Sum_f32_RING_LL").
 struct Collective {
-  std::string name;         ///< "allreduce", "broadcast", "allgather", "reduce_scatter", ...
+  /// From args: as PyTorch writes it ("allreduce", "broadcast", "_allgather_base",
+  /// "reduce_scatter", "alltoall_base", "send", "recv", ...). From the kernel name: lower case,
+  /// one of "allreduce", "allgather", "reduce_scatter", "broadcast", "reduce", "sendrecv",
+  /// "send", "recv", "alltoall", or the name's own word lowered; "unknown" for NCCL's generic
+  /// kernel (ncclDevKernel_Generic), whose name does not say.
+  std::string name;
   std::int64_t in_elements = -1;
   std::int64_t out_elements = -1;
-  std::string dtype;        ///< "Float", "Half", "BFloat16", ... as written; "" when absent
+  /// "Float", "Half", "BFloat16", ... as args write it; from a kernel name its type word
+  /// ("float", "int8_t", "f32"); "" when absent.
+  std::string dtype;
   std::int64_t element_bytes = 0;  ///< from dtype; 0 when unknown
   std::int64_t group_size = -1;
-  std::string group_name;   ///< "Process Group Name", "" when absent
+  std::string group_name;  ///< "Process Group Name", "" when absent
+  /// "Process Group Ranks" ("[0, 1]" as a string, or an array); PyTorch lists at most 30 and
+  /// then writes ", ...": those are kept and group_ranks_truncated is set.
   std::vector<std::int64_t> group_ranks;
+  bool group_ranks_truncated = false;
 };
 
 /// One "X" GPU event (cat "kernel", "gpu_memcpy", "gpu_memset").
@@ -74,10 +96,11 @@ struct GpuEvent {
   std::uint32_t name = 0;  ///< index into KinetoTrace::names
   TraceNs start_ns = 0;
   TraceNs duration_ns = 0;
-  std::int64_t device = 0;   ///< args.device, else the pid
-  std::int64_t stream = 0;   ///< args.stream
+  std::int64_t device = 0;        ///< args.device, else the pid
+  std::int64_t stream = 0;        ///< args.stream
   std::int64_t correlation = -1;  ///< args.correlation, else from an ac2g flow; -1: none
-  std::int64_t bytes = 0;    ///< memcpy/memset args.bytes
+  std::int64_t external_id = -1;  ///< args."External id" (the cpu_op it ran for), -1: none
+  std::int64_t bytes = 0;         ///< memcpy/memset args.bytes
   CopyDirection direction = CopyDirection::kNone;
   std::optional<Collective> collective;  ///< NCCL kernels only
 };
@@ -116,19 +139,25 @@ struct KinetoTrace {
   std::string gpu_name;
   std::int64_t rank = -1;        ///< distributedInfo.rank, -1 when absent
   std::int64_t world_size = -1;  ///< distributedInfo.world_size
-  /// Events not used by replay, by "cat" (or "ph" when there is no cat): ("gpu_user_annotation", 30).
+  /// Events not used by replay, by "cat" (or "ph" when there is no cat): ("gpu_user_annotation", 30);
+  /// a category replay reads in a phase it does not, as "cpu_op (ph i)". Read, so not here:
+  /// the host and GPU "X" events, cuda_sync events, the ac2g / async_cpu_to_gpu flows (a missing correlation
+  /// comes from them), and the thread_name "M" events of host threads.
   std::map<std::string, std::int64_t> ignored_events;
   /// The trace's time origin in its own microseconds (to print recorded times as written).
   double origin_us = 0;
+  /// How many entries traceEvents holds, read or not.
+  std::int64_t trace_events = 0;
 
   std::string_view name(std::uint32_t index) const { return names[index]; }
 };
 
 /// Reads a Kineto trace, plain JSON or gzip (by content, not by name): the object form with
-/// "traceEvents". Throws InputError, one line "PATH: ...", for a file that cannot be read,
-/// is not JSON (with line and column), is not a PyTorch profiler trace, is truncated (gzip
-/// or JSON), or has an event that breaks the format ("PATH: traceEvents[812]: kernel
-/// without args.stream").
+/// "traceEvents". The file is at most 2 GiB, and so is its decompressed text
+/// (kMaxInputFileBytes: a gzip bomb stops there). Throws InputError, one line "PATH: ...", for a
+/// file that cannot be read, is not JSON (with line and column), is not a PyTorch profiler trace,
+/// is truncated (gzip or JSON), or has an event that breaks the format ("PATH: traceEvents[812]:
+/// kernel without args.stream").
 KinetoTrace read_kineto_trace(const std::string& path);
 /// Same, from text already in memory (decompressed); `source` names it in errors.
 KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source);

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build pkg-config git python3
-  libsimgrid-dev libboost-graph-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
+  libsimgrid-dev libboost-graph-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libtbb-dev libstarpu-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev fonts-dejavu-core
   xvfb xauth
