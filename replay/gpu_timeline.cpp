@@ -80,6 +80,30 @@ struct Placement {
   std::uint32_t lane;
 };
 
+// Per event: how long after its launch returned, the op before it on its stream ended or
+// the op it waited for on another stream ended (whichever came last), it started; 0 above
+// `tolerance_ns` (a wait on something not in the trace).
+std::vector<TraceNs> start_gaps(const RankGpuOps& rank, const KinetoTrace& trace,
+                                const std::vector<TraceNs>& other_stream_end_ns,
+                                TraceNs tolerance_ns) {
+  std::vector<TraceNs> gaps(trace.gpu_events.size(), 0);
+  for (const RecordedStream& stream : rank.streams)
+    for (std::size_t i = 0; i < stream.events.size(); ++i) {
+      const std::uint32_t e = stream.events[i];
+      const bool launched = !std::binary_search(rank.without_launch.begin(),
+                                                rank.without_launch.end(), e);
+      TraceNs allowed_ns = launched ? rank.launch_end_ns[e] : trace.gpu_events[e].start_ns;
+      allowed_ns = std::max(allowed_ns, other_stream_end_ns[e]);
+      if (i > 0) {
+        const GpuEvent& before = trace.gpu_events[stream.events[i - 1]];
+        allowed_ns = std::max(allowed_ns, before.start_ns + before.duration_ns);
+      }
+      const TraceNs gap_ns = trace.gpu_events[e].start_ns - allowed_ns;
+      if (gap_ns > 0 && gap_ns <= tolerance_ns) gaps[e] = gap_ns;
+    }
+  return gaps;
+}
+
 void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::uint32_t rank_index,
              std::size_t first_gpu) {
   const std::vector<DeviceId> machine_gpus = g.machine.gpus();
@@ -112,9 +136,10 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
     op.stream = where.stream;
     op.fixed_time = true;
     op.seconds = static_cast<double>(event.duration_ns) * 1e-9;
-    rank.op_of_event[e] = g.add(op, op_name(rank_index, trace.name(event.name)), rank_index,
-                                where.lane, event.start_ns, event.start_ns + event.duration_ns);
-    g.gpu_ops.push_back({rank_index, e, rank.op_of_event[e]});
+    rank.op_of_event[e] =
+        g.add(op, op_name(rank_index, trace.name(event.name)), rank_index, where.lane,
+              event.start_ns, event.start_ns + event.duration_ns);
+    g.gpu_ops.push_back({rank_index, e, rank.op_of_event[e], 0});
   }
   for (const RecordedStream& stream : rank.streams)
     for (std::size_t i = 1; i < stream.events.size(); ++i)
@@ -141,7 +166,8 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
 // cudaStreamWaitEvent as cuda_sync events record it: the first op launched on the waiting
 // stream after the call waits for the last op launched on the recorded stream before the
 // cudaEventRecord.
-void add_recorded_waits(ReplayGraph& g, const RankGpuOps& rank, const KinetoTrace& trace) {
+void add_recorded_waits(ReplayGraph& g, const RankGpuOps& rank, const KinetoTrace& trace,
+                        std::vector<TraceNs>& other_stream_end_ns) {
   const auto calls = runtime_calls_by_correlation(trace);
   for (const SyncEvent& sync : trace.syncs) {
     if (sync.kind != SyncKind::kStreamWaitEvent) continue;
@@ -158,6 +184,9 @@ void add_recorded_waits(ReplayGraph& g, const RankGpuOps& rank, const KinetoTrac
     if (before < 0 || after < 0) continue;
     g.graph.add_dependency(rank.op_of_event[static_cast<std::size_t>(before)],
                            rank.op_of_event[static_cast<std::size_t>(after)]);
+    const GpuEvent& waited_for = trace.gpu_events[static_cast<std::size_t>(before)];
+    TraceNs& end_ns = other_stream_end_ns[static_cast<std::size_t>(after)];
+    end_ns = std::max(end_ns, waited_for.start_ns + waited_for.duration_ns);
     ++g.counts.cross_stream_edges;
   }
 }
@@ -166,7 +195,7 @@ void add_recorded_waits(ReplayGraph& g, const RankGpuOps& rank, const KinetoTrac
 // before it on its stream allowed was waiting; what it waited for is the op on another
 // stream of its GPU that ended just before it started.
 void infer_waits(ReplayGraph& g, const RankGpuOps& rank, const KinetoTrace& trace,
-                 TraceNs tolerance_ns) {
+                 TraceNs tolerance_ns, std::vector<TraceNs>& other_stream_end_ns) {
   const auto& events = trace.gpu_events;
   auto end_of = [&](std::uint32_t e) { return events[e].start_ns + events[e].duration_ns; };
   for (const RecordedStream& stream : rank.streams)
@@ -186,10 +215,23 @@ void infer_waits(ReplayGraph& g, const RankGpuOps& rank, const KinetoTrace& trac
             rank.stream_of_event[other] == rank.stream_of_event[e])
           continue;
         g.graph.add_dependency(rank.op_of_event[other], rank.op_of_event[e]);
+        other_stream_end_ns[e] = end_of(other);
         ++g.counts.inferred_cross_stream_edges;
         break;
       }
     }
+}
+
+// Each op holds its stream for its start gap before its work.
+void add_start_gaps(ReplayGraph& g, const RankGpuOps& rank, const KinetoTrace& trace,
+                    const std::vector<TraceNs>& gaps_ns) {
+  const std::size_t first_info = g.gpu_ops.size() - trace.gpu_events.size();
+  for (std::uint32_t e = 0; e < trace.gpu_events.size(); ++e) {
+    const OpId op = rank.op_of_event[e];
+    g.graph.mutable_op(op).seconds += static_cast<double>(gaps_ns[e]) * 1e-9;
+    g.recorded_start_ns[op] -= gaps_ns[e];
+    g.gpu_ops[first_info + e].lead_ns = gaps_ns[e];
+  }
 }
 
 }  // namespace
@@ -239,10 +281,13 @@ RankGpuOps add_gpu_ops(ReplayGraph& g, const KinetoTrace& trace, std::uint32_t r
   const bool has_wait_records =
       std::any_of(trace.syncs.begin(), trace.syncs.end(),
                   [](const SyncEvent& s) { return s.kind == SyncKind::kStreamWaitEvent; });
+  std::vector<TraceNs> other_stream_end_ns(trace.gpu_events.size(), 0);
   if (has_wait_records)
-    add_recorded_waits(g, rank, trace);
+    add_recorded_waits(g, rank, trace, other_stream_end_ns);
   else
-    infer_waits(g, rank, trace, options.wait_tolerance_ns);
+    infer_waits(g, rank, trace, options.wait_tolerance_ns, other_stream_end_ns);
+  add_start_gaps(g, rank, trace, start_gaps(rank, trace, other_stream_end_ns,
+                                            options.wait_tolerance_ns));
   if (!rank.gpus.empty()) g.rank_gpu.push_back(g.machine.gpus()[first_gpu]);
   else g.rank_gpu.push_back(kNoDevice);
   return rank;

@@ -36,6 +36,10 @@ struct GpuOpInfo {
   std::uint32_t rank = 0;
   std::uint32_t event = 0;  ///< index into the rank's KinetoTrace::gpu_events
   OpId op = 0;
+  /// Time the op holds its stream before its work starts: the recorded gap after whatever
+  /// let it start (its launch returning, or the op before it on the stream ending), up to
+  /// ReplayOptions::wait_tolerance_ns. It is the GPU's own cost of starting an op.
+  TraceNs lead_ns = 0;
 };
 
 /// A recorded host time on one thread and the op that starts there in the replay.

@@ -91,7 +91,7 @@ std::vector<RankTimelines> rank_timelines(const ReplayGraph& g,
     const GpuEvent& event = traces[info.rank].gpu_events[info.event];
     const GpuWork work = work_of(event);
     recorded[info.rank].push_back({event.start_ns, event.start_ns + event.duration_ns, work});
-    replayed[info.rank].push_back({sim.start_ns[info.op], sim.end_ns[info.op], work});
+    replayed[info.rank].push_back({sim.start_ns[info.op] + info.lead_ns, sim.end_ns[info.op], work});
   }
   std::vector<RankTimelines> out(traces.size());
   for (std::size_t r = 0; r < traces.size(); ++r) {

@@ -40,7 +40,8 @@ Trace replay_trace(const ReplayGraph& g, const std::vector<KinetoTrace>& traces,
                      : host_op_class(t.name);
     t.device = g.machine.device(op.device).name;
     t.lane = g.lane_of_op[id];
-    t.start_ns = simulation ? simulation->start_ns[id] : g.recorded_start_ns[id];
+    const TraceNs lead_ns = gpu_info[id] ? gpu_info[id]->lead_ns : 0;  // shown where work starts
+    t.start_ns = (simulation ? simulation->start_ns[id] : g.recorded_start_ns[id]) + lead_ns;
     t.end_ns = simulation ? simulation->end_ns[id] : g.recorded_end_ns[id];
     trace.ops.push_back(std::move(t));
   }
