@@ -105,7 +105,8 @@ struct GpuEvent {
   std::optional<Collective> collective;  ///< NCCL kernels only
 };
 
-/// A ProfilerStep#N annotation span on a host thread.
+/// A ProfilerStep#N span on a host thread: a user_annotation (or a cpu_op, as older PyTorch
+/// wrote it) of that name, which is also among host_events.
 struct StepSpan {
   std::int64_t number = 0;  ///< N
   std::uint32_t thread = 0;
