@@ -1032,6 +1032,7 @@ class KinetoReader {
       e.input_types = std::move(types_);
       types_.clear();
     }
+    // A step marker: a user_annotation, or a cpu_op where older PyTorch wrote it as one.
     if ((category == Category::kUserAnnotation || category == Category::kCpuOp) &&
         name.text.rfind("ProfilerStep#", 0) == 0) {
       const std::string_view number = std::string_view(name.text).substr(13);

@@ -119,7 +119,8 @@ struct SyncEvent {
   std::int64_t event_record_correlation = -1;
 };
 
-/// A ProfilerStep#N annotation span on a host thread.
+/// A ProfilerStep#N span on a host thread: a user_annotation (or a cpu_op, as older PyTorch
+/// wrote it) of that name, which is also among host_events.
 struct StepSpan {
   std::int64_t number = 0;  ///< N
   std::uint32_t thread = 0;

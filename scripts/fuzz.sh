@@ -20,7 +20,7 @@ if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then
 fi
 seconds=$1
 shift
-all=(topology_yaml calibration_profile workload_json chrome_trace sweep_spec)
+all=(topology_yaml calibration_profile workload_json chrome_trace kineto_trace sweep_spec)
 harnesses=("${@:-${all[@]}}")
 for h in "${harnesses[@]}"; do
   if [ ! -d "tests/fuzz/corpus/$h" ]; then
