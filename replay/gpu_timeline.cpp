@@ -81,11 +81,11 @@ struct Placement {
 };
 
 // Per event: how long after its launch returned, the op before it on its stream ended or
-// the op it waited for on another stream ended (whichever came last), it started; 0 above
-// `tolerance_ns` (a wait on something not in the trace).
+// the op it waited for on another stream ended (whichever came last), it started. Mostly a
+// few microseconds of the GPU's own; longer where the trace does not show what it waited
+// for (the profiler's own buffers, say), which replay keeps as recorded.
 std::vector<TraceNs> start_gaps(const RankGpuOps& rank, const KinetoTrace& trace,
-                                const std::vector<TraceNs>& other_stream_end_ns,
-                                TraceNs tolerance_ns) {
+                                const std::vector<TraceNs>& other_stream_end_ns) {
   std::vector<TraceNs> gaps(trace.gpu_events.size(), 0);
   for (const RecordedStream& stream : rank.streams)
     for (std::size_t i = 0; i < stream.events.size(); ++i) {
@@ -98,8 +98,7 @@ std::vector<TraceNs> start_gaps(const RankGpuOps& rank, const KinetoTrace& trace
         const GpuEvent& before = trace.gpu_events[stream.events[i - 1]];
         allowed_ns = std::max(allowed_ns, before.start_ns + before.duration_ns);
       }
-      const TraceNs gap_ns = trace.gpu_events[e].start_ns - allowed_ns;
-      if (gap_ns > 0 && gap_ns <= tolerance_ns) gaps[e] = gap_ns;
+      gaps[e] = std::max<TraceNs>(0, trace.gpu_events[e].start_ns - allowed_ns);
     }
   return gaps;
 }
@@ -286,8 +285,7 @@ RankGpuOps add_gpu_ops(ReplayGraph& g, const KinetoTrace& trace, std::uint32_t r
     add_recorded_waits(g, rank, trace, other_stream_end_ns);
   else
     infer_waits(g, rank, trace, options.wait_tolerance_ns, other_stream_end_ns);
-  add_start_gaps(g, rank, trace, start_gaps(rank, trace, other_stream_end_ns,
-                                            options.wait_tolerance_ns));
+  add_start_gaps(g, rank, trace, start_gaps(rank, trace, other_stream_end_ns));
   if (!rank.gpus.empty()) g.rank_gpu.push_back(g.machine.gpus()[first_gpu]);
   else g.rank_gpu.push_back(kNoDevice);
   return rank;

@@ -37,8 +37,9 @@ struct GpuOpInfo {
   std::uint32_t event = 0;  ///< index into the rank's KinetoTrace::gpu_events
   OpId op = 0;
   /// Time the op holds its stream before its work starts: the recorded gap after whatever
-  /// let it start (its launch returning, or the op before it on the stream ending), up to
-  /// ReplayOptions::wait_tolerance_ns. It is the GPU's own cost of starting an op.
+  /// let it start (its launch returning, the op before it on the stream ending, or the op
+  /// it waited for on another stream ending): the GPU's own cost of starting it, and any
+  /// wait the trace does not explain.
   TraceNs lead_ns = 0;
 };
 

@@ -50,6 +50,32 @@ TEST(ReplayGraph, ASynchronizeWaitsForTheSimulatedKernelNotItsRecordedLength) {
   EXPECT_NEAR(r.steps[0].replayed_breakdown.host_bound_idle_s, 145e-6, 1e-9);
 }
 
+// A GPU-bound step: the host queues 40 kernels of 100 us (10 us per launch), then waits.
+KinetoTrace gpu_bound_step(double kernel_scale) {
+  TraceBuilder b;
+  const auto main = b.thread(100);
+  b.step(main, 7, 0, 4120);
+  double gpu_free_us = 0;
+  for (int i = 0; i < 40; ++i) {
+    b.runtime(main, "cudaLaunchKernel", 10 + 10.0 * i, 8, i + 1);
+    const double start_us = std::max(gpu_free_us + 2, 10 + 10.0 * i + 13);
+    b.kernel("volta_sgemm_128x64_nn", start_us, 100, 7, i + 1);
+    gpu_free_us = start_us + 100;
+  }
+  b.runtime(main, "cudaDeviceSynchronize", 420, gpu_free_us - 420 + 4, 100);
+  KinetoTrace t = b.build();
+  for (GpuEvent& e : t.gpu_events) e.duration_ns = static_cast<TraceNs>(e.duration_ns * kernel_scale);
+  return t;
+}
+
+TEST(ReplayGraph, DoublingTheKernelsOfAGpuBoundStepAboutDoublesIt) {
+  const ReplayResult recorded = replay({gpu_bound_step(1.0)});
+  EXPECT_LT(std::abs(recorded.steps[0].error), 0.01);
+  const ReplayResult doubled = replay({gpu_bound_step(2.0)});
+  // A replay that kept the recorded host timeline would give 1.0.
+  EXPECT_GT(doubled.steps[0].replayed_s / recorded.steps[0].replayed_s, 1.9);
+}
+
 TEST(ReplayGraph, RecordedStreamWaitOrdersTheStreams) {
   TraceBuilder b;
   const auto main = b.thread(100);
