@@ -1,7 +1,10 @@
 #include "replay/gpu_timeline.hpp"
 
+#include "replay/kernel_model.hpp"
+
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -103,8 +106,27 @@ std::vector<TraceNs> start_gaps(const RankGpuOps& rank, const KinetoTrace& trace
   return gaps;
 }
 
+// The op's time: recorded, or (--kernels modelled) the target GPU's.
+double op_seconds(ReplayGraph& g, const KernelModel* model, const GpuEvent& event,
+                  std::uint32_t index) {
+  if (model == nullptr) return static_cast<double>(event.duration_ns) * 1e-9;
+  const KernelEstimate estimate = model->estimate(index);
+  switch (estimate.method) {
+    case KernelMethod::kShapes:
+      ++g.counts.kernels_from_shapes;
+      break;
+    case KernelMethod::kScaled:
+      ++g.counts.kernels_scaled;
+      break;
+    case KernelMethod::kRecorded:
+      ++g.counts.kernels_recorded;
+      break;
+  }
+  return estimate.seconds;
+}
+
 void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::uint32_t rank_index,
-             std::size_t first_gpu) {
+             std::size_t first_gpu, const ReplayOptions& options) {
   const std::vector<DeviceId> machine_gpus = g.machine.gpus();
   std::vector<Placement> placement(rank.streams.size());
   std::map<std::int64_t, int> streams_on_device;
@@ -124,6 +146,9 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
     GpuModel& model = g.machine.mutable_device(gpu).gpu;
     model.compute_streams = std::max(model.compute_streams, placement[s].stream + 1);
   }
+  std::optional<KernelModel> model;
+  if (options.kernels == KernelTiming::kModelled && !rank.gpus.empty())
+    model.emplace(trace, g.machine.device(placement.front().gpu).gpu);
   rank.op_of_event.resize(trace.gpu_events.size());
   for (std::uint32_t e = 0; e < trace.gpu_events.size(); ++e) {
     const GpuEvent& event = trace.gpu_events[e];
@@ -134,7 +159,7 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
     op.device = where.gpu;
     op.stream = where.stream;
     op.fixed_time = true;
-    op.seconds = static_cast<double>(event.duration_ns) * 1e-9;
+    op.seconds = op_seconds(g, model ? &*model : nullptr, event, e);
     rank.op_of_event[e] =
         g.add(op, op_name(rank_index, trace.name(event.name)), rank_index, where.lane,
               event.start_ns, event.start_ns + event.duration_ns);
@@ -276,7 +301,7 @@ RankGpuOps add_gpu_ops(ReplayGraph& g, const KinetoTrace& trace, std::uint32_t r
                      return events[a].start_ns + events[a].duration_ns <
                             events[b].start_ns + events[b].duration_ns;
                    });
-  add_ops(g, rank, trace, rank_index, first_gpu);
+  add_ops(g, rank, trace, rank_index, first_gpu, options);
   const bool has_wait_records =
       std::any_of(trace.syncs.begin(), trace.syncs.end(),
                   [](const SyncEvent& s) { return s.kind == SyncKind::kStreamWaitEvent; });

@@ -72,6 +72,10 @@ struct ReplayCounts {
   std::int64_t graph_launches = 0;           ///< cudaGraphLaunch calls
   std::int64_t cross_stream_edges = 0;       ///< from cuda_sync events
   std::int64_t inferred_cross_stream_edges = 0;  ///< read off the recorded start times
+  /// --kernels modelled: GPU ops timed from their op's shapes, scaled, or left as recorded.
+  std::int64_t kernels_from_shapes = 0;
+  std::int64_t kernels_scaled = 0;
+  std::int64_t kernels_recorded = 0;
 };
 
 struct ReplayGraph {
