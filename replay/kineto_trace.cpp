@@ -1,9 +1,9 @@
 // The Kineto trace reader: one streaming pass over the JSON text with nlohmann's SAX parser.
 // No event is ever held as a JSON tree: each one's fields land in a fixed set of slots (the
 // keys replay reads; the rest are only checked for duplicates and skipped), and when the
-// event's object closes it becomes a HostEvent, a GpuEvent, a flow, a thread name, or a count
-// in ignored_events. The small top-level values (deviceProperties, distributedInfo) are built
-// with CheckedJsonBuilder. See kineto_trace.hpp for what is kept.
+// event's object closes it becomes a HostEvent, a GpuEvent, a SyncEvent, a flow, a thread
+// name, or a count in ignored_events. The small top-level values (deviceProperties,
+// distributedInfo) are built with CheckedJsonBuilder. See kineto_trace.hpp for what is kept.
 #include "replay/kineto_trace.hpp"
 
 #include <algorithm>
@@ -119,7 +119,10 @@ enum class ArgKey : std::uint8_t {
   kGroupRanks,
   kInputDims,
   kInputType,
-  kName,  // an M event's args.name
+  kSyncKind,                // cuda_sync_kind
+  kWaitOnStream,            // wait_on_stream
+  kEventRecordCorrelation,  // wait_on_cuda_event_record_corr_id
+  kName,                    // an M event's args.name
   kOther,
 };
 constexpr std::size_t kArgKeys = static_cast<std::size_t>(ArgKey::kOther);
@@ -151,6 +154,8 @@ ArgKey classify_arg_key(const std::string& k) {
       break;
     case 14:
       if (k == "Out msg nelems") return ArgKey::kOutNelems;
+      if (k == "cuda_sync_kind") return ArgKey::kSyncKind;
+      if (k == "wait_on_stream") return ArgKey::kWaitOnStream;
       break;
     case 15:
       if (k == "Collective name") return ArgKey::kCollectiveName;
@@ -160,6 +165,9 @@ ArgKey classify_arg_key(const std::string& k) {
       break;
     case 19:
       if (k == "Process Group Ranks") return ArgKey::kGroupRanks;
+      break;
+    case 33:
+      if (k == "wait_on_cuda_event_record_corr_id") return ArgKey::kEventRecordCorrelation;
       break;
     default:
       break;
@@ -197,6 +205,12 @@ const char* arg_label(ArgKey key) {
       return "args.\"Input Dims\"";
     case ArgKey::kInputType:
       return "args.\"Input type\"";
+    case ArgKey::kSyncKind:
+      return "args.cuda_sync_kind";
+    case ArgKey::kWaitOnStream:
+      return "args.wait_on_stream";
+    case ArgKey::kEventRecordCorrelation:
+      return "args.wait_on_cuda_event_record_corr_id";
     case ArgKey::kName:
       return "args.name";
     case ArgKey::kOther:
@@ -464,6 +478,7 @@ enum class Category : std::uint8_t {
   kMemcpy,
   kMemset,
   kFlow,  // ac2g / async_cpu_to_gpu: launch -> GPU op
+  kSync,  // cuda_sync: what a synchronizing runtime call waited for
   kOther,
 };
 
@@ -476,6 +491,7 @@ Category classify_category(const std::string& cat) {
   if (cat == "gpu_memset") return Category::kMemset;
   if (cat == "user_annotation") return Category::kUserAnnotation;
   if (cat == "python_function") return Category::kPythonFunction;
+  if (cat == "cuda_sync") return Category::kSync;
   return Category::kOther;
 }
 
@@ -863,7 +879,9 @@ class KinetoReader {
     const Category category =
         cat.type == JType::kString ? classify_category(cat.text) : Category::kOther;
     const std::string& phase = ph.text;
-    if (phase == "X" && category != Category::kOther && category != Category::kFlow) {
+    if (phase == "X" && category == Category::kSync) {
+      sync_event();
+    } else if (phase == "X" && category != Category::kOther && category != Category::kFlow) {
       complete_event(category);
     } else if (category == Category::kFlow && (phase == "s" || phase == "f")) {
       flow_event(phase == "s");
@@ -1139,6 +1157,46 @@ class KinetoReader {
     return c;
   }
 
+  // A cuda_sync "X" event. Only its args are read: its times are the runtime call's.
+  void sync_event() {
+    const JType args_type = ev(EventKey::kArgs).type;
+    if (args_type != JType::kAbsent && args_type != JType::kObject)
+      fail_event(std::string("\"args\" is ") + type_name(args_type) + ", not an object");
+    constexpr std::int64_t kMostId = std::numeric_limits<std::int64_t>::max();
+    SyncEvent s;
+    if (const std::string* kind = optional_string(ArgKey::kSyncKind)) {
+      static constexpr std::pair<std::string_view, SyncKind> kKinds[] = {
+          {"Stream Sync", SyncKind::kStreamSync},
+          {"Context Sync", SyncKind::kContextSync},
+          {"Event Sync", SyncKind::kEventSync},
+          {"Stream Wait Event", SyncKind::kStreamWaitEvent},
+      };
+      for (const auto& [written, ours] : kKinds)
+        if (*kind == written) s.kind = ours;
+    }
+    s.correlation = optional_integer(ArgKey::kCorrelation, 0, kMostId).value_or(-1);
+    constexpr std::int64_t kMostDevice = std::numeric_limits<std::int32_t>::max();
+    if (arg(ArgKey::kDevice).type != JType::kAbsent) {
+      s.device = integer(arg(ArgKey::kDevice), "args.device", 0, kMostDevice);
+    } else {
+      const std::int64_t pid = thread_id(EventKey::kPid, "pid");
+      if (pid < 0 || pid > kMostDevice)
+        fail_event("cuda_sync without args.device, and \"pid\" = " + std::to_string(pid) +
+                   " is no device number");
+      s.device = pid;
+    }
+    // CUDA's stream handles are 32-bit: Kineto writes "none" (a Context Sync's) as 2^32 - 1.
+    const auto stream = [&](ArgKey key) {
+      const std::int64_t id = optional_integer(key, 0, kMostCount).value_or(-1);
+      return id == std::int64_t{0xFFFFFFFF} ? -1 : id;
+    };
+    s.stream = stream(ArgKey::kStream);
+    s.wait_on_stream = stream(ArgKey::kWaitOnStream);
+    s.event_record_correlation =
+        optional_integer(ArgKey::kEventRecordCorrelation, 0, kMostId).value_or(-1);
+    syncs_.push_back(s);
+  }
+
   void flow_event(bool start) {
     const Value& id = ev(EventKey::kId);
     if (id.type != JType::kInteger)
@@ -1267,6 +1325,7 @@ class KinetoReader {
   std::vector<GpuRecord> gpu_;
   std::vector<Flow> flows_;
   std::vector<StepRecord> steps_;
+  std::vector<SyncEvent> syncs_;  // in file order
   std::map<std::string, std::int64_t, std::less<>> ignored_;
   std::map<std::string, std::int64_t, std::less<>>::iterator last_ignored_ = ignored_.end();
   std::vector<std::pair<std::int64_t, std::string>> device_names_;
@@ -1403,6 +1462,7 @@ KinetoTrace KinetoReader::finish() {
   });
   for (const StepRecord& s : steps_)
     trace.steps.push_back(StepSpan{s.number, s.thread, s.start_ns, s.duration_ns});
+  trace.syncs = std::move(syncs_);
 
   // The GPU most of the events ran on, named as deviceProperties names it.
   std::int64_t device = -1, most = 0;

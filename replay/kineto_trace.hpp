@@ -1,6 +1,7 @@
 // A PyTorch profiler (Kineto) trace, read into what replay needs: each host thread's events,
 // each GPU op with its stream and launch correlation, the collectives' arguments, the
-// profiler steps, and a count of every event kind that replay does not use.
+// profiler steps, what each synchronizing runtime call waited for (cuda_sync events), and a
+// count of every event kind that replay does not use.
 //
 //   KinetoTrace trace = read_kineto_trace("rank0.json.gz");   // throws InputError
 //
@@ -105,15 +106,26 @@ struct GpuEvent {
   std::optional<Collective> collective;  ///< NCCL kernels only
 };
 
-enum class SyncKind : std::uint8_t { kStreamSync, kContextSync, kEventSync, kStreamWaitEvent, kOther };
+/// args.cuda_sync_kind as Kineto writes it: "Stream Sync" (cudaStreamSynchronize), "Context
+/// Sync" (cudaDeviceSynchronize), "Event Sync" (cudaEventSynchronize), "Stream Wait Event"
+/// (cudaStreamWaitEvent); kOther for any other kind, or none.
+enum class SyncKind : std::uint8_t {
+  kStreamSync,
+  kContextSync,
+  kEventSync,
+  kStreamWaitEvent,
+  kOther
+};
 
-/// A "cuda_sync" event (newer Kineto): what a synchronizing runtime call waited for.
+/// A "cuda_sync" "X" event (newer Kineto, on a GPU lane): what a synchronizing runtime call
+/// waited for. Its times are not kept (the runtime call's are) and do not set the origin. A
+/// stream Kineto writes as 4294967295 (a Context Sync's) or does not write is -1.
 struct SyncEvent {
-  SyncKind kind = SyncKind::kOther;     ///< from args.cuda_sync_kind ("Stream Sync", ...)
-  std::int64_t correlation = -1;        ///< the runtime call's correlation
-  std::int64_t device = 0;
-  std::int64_t stream = -1;             ///< args.stream (the waiting stream); -1: none/all
-  std::int64_t wait_on_stream = -1;     ///< Stream Wait Event: args.wait_on_stream
+  SyncKind kind = SyncKind::kOther;  ///< from args.cuda_sync_kind ("Stream Sync", ...)
+  std::int64_t correlation = -1;     ///< args.correlation, the runtime call's; -1: none
+  std::int64_t device = 0;           ///< args.device, else the pid
+  std::int64_t stream = -1;          ///< args.stream (the waiting stream); -1: none/all
+  std::int64_t wait_on_stream = -1;  ///< Stream Wait Event: args.wait_on_stream; -1: none
   /// Stream Wait Event: args.wait_on_cuda_event_record_corr_id, the cudaEventRecord's
   /// correlation; -1 when absent.
   std::int64_t event_record_correlation = -1;
@@ -140,10 +152,11 @@ struct KinetoTrace {
   std::string gpu_name;
   std::int64_t rank = -1;        ///< distributedInfo.rank, -1 when absent
   std::int64_t world_size = -1;  ///< distributedInfo.world_size
-  /// Events not used by replay, by "cat" (or "ph" when there is no cat): ("gpu_user_annotation", 30);
-  /// a category replay reads in a phase it does not, as "cpu_op (ph i)". Read, so not here:
-  /// the host and GPU "X" events, cuda_sync events, the ac2g / async_cpu_to_gpu flows (a missing correlation
-  /// comes from them), and the thread_name "M" events of host threads.
+  /// Events not used by replay, by "cat" (or "ph" when there is no cat): ("gpu_user_annotation",
+  /// 30); a category replay reads in a phase it does not, as "cpu_op (ph i)". Read, so not
+  /// here: the host and GPU "X" events, the cuda_sync "X" events (in syncs), the ac2g /
+  /// async_cpu_to_gpu flows (a missing correlation comes from them), and the thread_name "M"
+  /// events of host threads.
   std::map<std::string, std::int64_t> ignored_events;
   /// The trace's time origin in its own microseconds (to print recorded times as written).
   double origin_us = 0;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -109,7 +110,8 @@ std::string file_error_of(const fs::path& path) {
 
 // A small trace with every kind replay reads: two host threads, nesting, runtime calls with
 // their kernels (correlation in args), a memcpy and a memset, an NCCL kernel with PyTorch's
-// collective args, two profiler steps, and events replay ignores.
+// collective args, two profiler steps, a stream synchronize's cuda_sync, and events replay
+// ignores.
 std::string small_trace() {
   const std::string events =
       // Metadata: thread names (the second main-thread name wins), a process name.
@@ -132,8 +134,10 @@ std::string small_trace() {
       R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#5", "pid": 100, "tid": 1, "ts": 1051, "dur": 40.125, "args": {}},)J"
       R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": -549452224, "ts": 1052, "dur": 2, "args": {"correlation": 80}},)J"
       R"J({"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", "pid": 0, "tid": 40, "ts": 1055, "dur": 30, "args": {"device": 0, "stream": 40, "correlation": 80, "Collective name": "allreduce", "In msg nelems": 6637568, "Out msg nelems": 6637568, "Group size": 2, "dtype": "Float", "In split size": "[]", "Process Group Name": "0", "Process Group Description": "default_pg", "Process Group Ranks": "[0, 1]"}},)J"
-      // Ignored: a sync, fwdbwd flows, a GPU annotation, the profiler span, instants.
-      R"J({"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 1040, "dur": 1, "args": {"stream": 7}},)J"
+      // A cudaStreamSynchronize and what it waited for.
+      R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 100, "tid": 1, "ts": 1038, "dur": 3, "args": {"correlation": 81}},)J"
+      R"J({"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 1040, "dur": 1, "args": {"External id": 81, "cuda_sync_kind": "Stream Sync", "stream": 7, "correlation": 81, "device": 0, "context": 1}},)J"
+      // Ignored: fwdbwd flows, a GPU annotation, the profiler span, instants.
       R"J({"ph": "s", "id": 1, "pid": 100, "tid": 1, "ts": 1001, "cat": "fwdbwd", "name": "fwdbwd"},)J"
       R"J({"ph": "f", "id": 1, "pid": 100, "tid": 1, "ts": 1001, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"},)J"
       R"J({"ph": "X", "cat": "gpu_user_annotation", "name": "## forward ##", "pid": 0, "tid": 7, "ts": 1010, "dur": 5, "args": {}},)J"
@@ -169,9 +173,9 @@ TEST(KinetoTrace, HostEventsByThreadThenStartEnclosingFirst) {
   std::vector<std::string> main_thread;
   for (const HostEvent& e : t.host_events)
     if (e.thread == 0) main_thread.emplace_back(t.name(e.name));
-  EXPECT_EQ(main_thread,
-            (std::vector<std::string>{"ProfilerStep#4", "aten::mm", "cudaLaunchKernel",
-                                      "cudaMemcpyAsync", "cudaMemsetAsync", "ProfilerStep#5"}));
+  EXPECT_EQ(main_thread, (std::vector<std::string>{"ProfilerStep#4", "aten::mm", "cudaLaunchKernel",
+                                                   "cudaMemcpyAsync", "cudaMemsetAsync",
+                                                   "cudaStreamSynchronize", "ProfilerStep#5"}));
   // Grouped by thread: thread 0's events, then thread 1's.
   for (std::size_t i = 1; i < t.host_events.size(); ++i)
     EXPECT_LE(t.host_events[i - 1].thread, t.host_events[i].thread);
@@ -365,11 +369,61 @@ TEST(KinetoTrace, CorrelationFromAc2gFlowsWhenArgsLackIt) {
   EXPECT_EQ(t.ignored_events.count("ac2g"), 0u);
 }
 
+// A cuda_sync "X" event on GPU 0's lane `tid`, with `args`.
+std::string sync_event(std::int64_t tid, const std::string& ts, const std::string& args) {
+  return event("cuda_sync", "sync", 0, tid, ts, "1", args);
+}
+
+TEST(KinetoTrace, SyncEventsOfEachKindInFileOrder) {
+  const std::string events =
+      op("a", 1, "1", "1") + "," +
+      sync_event(
+          7, "50",
+          R"J({"cuda_sync_kind": "Stream Sync", "stream": 7, "correlation": 15, "device": 0, "context": 1})J") +
+      "," +
+      // Kineto writes a Context Sync's stream, and lane, as "none".
+      sync_event(
+          -1, "40",
+          R"J({"cuda_sync_kind": "Context Sync", "stream": 4294967295, "correlation": 16, "device": 1})J") +
+      "," +
+      sync_event(
+          7, "30",
+          R"J({"cuda_sync_kind": "Event Sync", "stream": 7, "correlation": 17, "device": 0})J") +
+      "," +
+      sync_event(
+          20, "20",
+          R"J({"External id": 18, "cuda_sync_kind": "Stream Wait Event", "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 12, "wait_on_cuda_event_id": 1, "stream": 20, "correlation": 18, "device": 0, "context": 1})J") +
+      "," + sync_event(7, "10", R"J({"cuda_sync_kind": "Graph Sync", "stream": 7})J") + "," +
+      sync_event(3, "-100", "{}") + "," +
+      R"J({"ph": "i", "cat": "cuda_sync", "name": "sync", "pid": 0, "tid": 7, "ts": 5, "s": "t"})J";
+  const KinetoTrace t = parse(trace_of(events));
+  ASSERT_EQ(t.syncs.size(), 6u);
+  const auto fields = [](const SyncEvent& s) {
+    return std::make_tuple(s.kind, s.correlation, s.device, s.stream, s.wait_on_stream,
+                           s.event_record_correlation);
+  };
+  EXPECT_EQ(fields(t.syncs[0]), std::make_tuple(SyncKind::kStreamSync, 15, 0, 7, -1, -1));
+  EXPECT_EQ(fields(t.syncs[1]), std::make_tuple(SyncKind::kContextSync, 16, 1, -1, -1, -1));
+  EXPECT_EQ(fields(t.syncs[2]), std::make_tuple(SyncKind::kEventSync, 17, 0, 7, -1, -1));
+  EXPECT_EQ(fields(t.syncs[3]), std::make_tuple(SyncKind::kStreamWaitEvent, 18, 0, 20, 7, 12));
+  // A kind Kineto may add later, or none: kOther. Without args: device from the pid, no stream.
+  EXPECT_EQ(fields(t.syncs[4]), std::make_tuple(SyncKind::kOther, -1, 0, 7, -1, -1));
+  EXPECT_EQ(fields(t.syncs[5]), std::make_tuple(SyncKind::kOther, -1, 0, -1, -1, -1));
+  // Read, so not counted; cuda_sync in another phase is.
+  EXPECT_EQ(t.ignored_events, (std::map<std::string, std::int64_t>{{"cuda_sync (ph i)", 1}}));
+  // Their times are not kept and do not move the origin (one is at -100 us).
+  EXPECT_DOUBLE_EQ(t.origin_us, 1);
+
+  const KinetoTrace small = parse(small_trace());
+  ASSERT_EQ(small.syncs.size(), 1u);
+  EXPECT_EQ(fields(small.syncs[0]), std::make_tuple(SyncKind::kStreamSync, 81, 0, 7, -1, -1));
+}
+
 TEST(KinetoTrace, CountsWhatReplayDoesNotUse) {
   const KinetoTrace t = parse(small_trace());
+  // M: process_name, and the thread_name of GPU stream 7.
   const std::map<std::string, std::int64_t> expected = {
-      {"M", 2},  // process_name, and the thread_name of GPU stream 7
-      {"Trace", 1}, {"cuda_sync", 1}, {"fwdbwd", 2}, {"gpu_user_annotation", 1}, {"i", 2}};
+      {"M", 2}, {"Trace", 1}, {"fwdbwd", 2}, {"gpu_user_annotation", 1}, {"i", 2}};
   EXPECT_EQ(t.ignored_events, expected);
   // A category replay reads, in a phase it does not: counted with its phase.
   const KinetoTrace b = parse(trace_of(
@@ -428,6 +482,14 @@ TEST(KinetoTrace, GzipAndPlainReadTheSame) {
       EXPECT_EQ(a.collective.has_value(), b.collective.has_value());
     }
     EXPECT_EQ(other.steps.size(), plain.steps.size());
+    ASSERT_EQ(other.syncs.size(), plain.syncs.size()) << name;
+    for (std::size_t i = 0; i < plain.syncs.size(); ++i) {
+      const SyncEvent &a = plain.syncs[i], &b = other.syncs[i];
+      EXPECT_EQ(std::tie(a.kind, a.correlation, a.device, a.stream, a.wait_on_stream,
+                         a.event_record_correlation),
+                std::tie(b.kind, b.correlation, b.device, b.stream, b.wait_on_stream,
+                         b.event_record_correlation));
+    }
     EXPECT_EQ(other.ignored_events, plain.ignored_events);
     EXPECT_EQ(other.gpu_name, plain.gpu_name);
     EXPECT_EQ(other.rank, plain.rank);
@@ -629,6 +691,34 @@ TEST(KinetoTraceErrors, CorrelationNotAnInteger) {
       "correlation, an integer)");
 }
 
+TEST(KinetoTraceErrors, SyncEventArgsOfTheWrongType) {
+  const std::string first = op("a", 1, "1", "1") + ",";
+  const auto error = [&](const std::string& args) {
+    return error_of(trace_of(first + event("cuda_sync", "Stream Sync", 0, 7, "2", "1", args)));
+  };
+  const std::string prefix = std::string(kSource) + ": traceEvents[1]: ";
+  EXPECT_EQ(error(R"J({"cuda_sync_kind": "Stream Sync", "stream": "7"})J"),
+            prefix + "args.stream is a string, not an integer");
+  EXPECT_EQ(error(R"J({"cuda_sync_kind": 1, "stream": 7})J"),
+            prefix + "args.cuda_sync_kind is an integer, not a string");
+  EXPECT_EQ(error(R"J({"stream": 7, "correlation": 7.5})J"),
+            prefix + "args.correlation is a fractional number, not an integer");
+  EXPECT_EQ(error(R"J({"stream": 7, "device": -1})J"),
+            prefix + "args.device = -1 is out of range [0, 2147483647]");
+  EXPECT_EQ(error(R"J({"stream": 20, "wait_on_stream": -1})J"),
+            prefix + "args.wait_on_stream = -1 is out of range [0, 4611686018427387904]");
+  EXPECT_EQ(error(R"J({"stream": 20, "wait_on_cuda_event_record_corr_id": "12"})J"),
+            prefix + "args.wait_on_cuda_event_record_corr_id is a string, not an integer");
+  EXPECT_EQ(error(R"J({"stream": 20, "stream": 21})J"),
+            prefix.substr(0, prefix.size() - 2) +
+                ".args: key 'stream' appears twice (each key once per object)");
+  EXPECT_EQ(error("[7]"), prefix + "\"args\" is an array, not an object");
+  EXPECT_EQ(error_of(trace_of(first + event("cuda_sync", "s", -1, -1, "2", "1", "{}"))),
+            prefix + "cuda_sync without args.device, and \"pid\" = -1 is no device number");
+  for (const std::string& message : {error(R"J({"stream": "7"})J"), error("[7]")})
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
 TEST(KinetoTraceErrors, NamesThatAreNotCleanUtf8) {
   // Ill-formed UTF-8 is refused by the JSON reader, with its line and column.
   const std::string bad = trace_of(op(std::string("aten::\xff"), 1, "1", "1"));
@@ -759,6 +849,24 @@ TEST(KinetoSharedTraces, ReadAll) {
                   static_cast<double>(s.duration_ns) / 1e6);
     for (const auto& [name, count] : collectives)
       std::printf("  collective %s: %lld\n", name.c_str(), static_cast<long long>(count));
+    // cuda_sync events by kind, and how many name a runtime call of the trace.
+    std::set<std::int64_t> runtime_calls;
+    for (const HostEvent& e : t.host_events)
+      if (e.kind == HostEventKind::kRuntime && e.correlation >= 0)
+        runtime_calls.insert(e.correlation);
+    std::array<std::int64_t, 5> per_kind{};
+    std::int64_t sync_matched = 0;
+    for (const SyncEvent& s : t.syncs) {
+      ++per_kind[static_cast<std::size_t>(s.kind)];
+      sync_matched += runtime_calls.count(s.correlation) != 0 ? 1 : 0;
+    }
+    std::printf(
+        "  cuda_sync: %zu (Stream Sync %lld, Context Sync %lld, Event Sync %lld, Stream Wait "
+        "Event %lld, other %lld); %lld with their runtime call\n",
+        t.syncs.size(), static_cast<long long>(per_kind[0]), static_cast<long long>(per_kind[1]),
+        static_cast<long long>(per_kind[2]), static_cast<long long>(per_kind[3]),
+        static_cast<long long>(per_kind[4]), static_cast<long long>(sync_matched));
+    EXPECT_EQ(t.ignored_events.count("cuda_sync"), 0u);
     std::string ignored_line;
     for (const auto& [cat, count] : t.ignored_events)
       ignored_line += " " + cat + " " + std::to_string(count);
