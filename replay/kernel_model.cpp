@@ -59,6 +59,29 @@ Work op_work(std::string_view name, const HostEvent& op) {
   return {};
 }
 
+bool uses_tf32(std::string_view kernel_name) {
+  return kernel_name.find("tf32") != std::string_view::npos;
+}
+
+// A memory-bound op's bytes: its tensor inputs read and an output as large as its largest.
+double memory_op_bytes(const HostEvent& op) {
+  double total = 0, largest = 0;
+  for (std::size_t i = 0; i < op.input_dims.size(); ++i) {
+    if (op.input_dims[i].empty()) continue;
+    const double e = i < op.input_types.size() ? element_bytes(op.input_types[i]) : 4;
+    const double bytes = e * product(op.input_dims[i]);
+    total += bytes;
+    largest = std::max(largest, bytes);
+  }
+  return total + largest;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
 // Per runtime call of each thread: the innermost cpu_op around it, or -1.
 std::unordered_map<std::int64_t, std::int64_t> launching_ops(const KinetoTrace& trace) {
   std::unordered_map<std::int64_t, std::int64_t> op_of_correlation;
@@ -117,15 +140,53 @@ KernelModel::KernelModel(const KinetoTrace& trace, const GpuModel& target)
       continue;
     const HostEvent& op = trace.host_events[static_cast<std::size_t>(it->second)];
     shape_of_event_[i].half = !op.input_types.empty() && is_half(op.input_types.front());
+    shape_of_event_[i].tf32 = uses_tf32(trace.name(g.name));
     auto [longest, added] = longest_of_op.try_emplace(it->second, i);
     if (!added && trace.gpu_events[longest->second].duration_ns < g.duration_ns) longest->second = i;
   }
+  bytes_of_event_.assign(trace.gpu_events.size(), 0);
   for (const auto& [op_index, event] : longest_of_op) {
     const HostEvent& op = trace.host_events[static_cast<std::size_t>(op_index)];
     const Work work = op_work(trace.name(op.name), op);
     shape_of_event_[event].flops = work.flops;
     shape_of_event_[event].bytes = work.bytes;
+    if (work.flops == 0) bytes_of_event_[event] = memory_op_bytes(op);
   }
+  factors_ = measured_factors();
+}
+
+double KernelModel::shape_seconds(const Shape& shape) const {
+  // Tensor cores: fp16/bf16 at the fp16 peak, TF32 (float GEMMs and convolutions that cuDNN
+  // or cuBLAS ran as TF32, as their kernel names say) at half of it.
+  double peak = target_.sgemm_peak_flops_per_s(shape.flops);
+  if (shape.half) peak = target_.fp16_flops_per_s;
+  if (shape.tf32) peak = std::max(peak, target_.fp16_flops_per_s / 2);
+  return roofline_time_s(shape.flops, shape.bytes, peak, target_.memory_bytes_per_s, 0,
+                         target_.efficiency);
+}
+
+KernelModel::Factors KernelModel::measured_factors() const {
+  constexpr double kMeasurableBytes = 1 << 20;
+  std::vector<double> compute, memory;
+  for (std::uint32_t i = 0; i < trace_.gpu_events.size(); ++i) {
+    const double recorded_s = static_cast<double>(trace_.gpu_events[i].duration_ns) * 1e-9;
+    if (recorded_s <= 0) continue;
+    if (shape_of_event_[i].flops > 0)
+      compute.push_back(shape_seconds(shape_of_event_[i]) / recorded_s);
+    else if (bytes_of_event_[i] > kMeasurableBytes)
+      memory.push_back(bytes_of_event_[i] / (target_.memory_bytes_per_s * target_.efficiency) /
+                       recorded_s);
+  }
+  return {median(std::move(compute)), median(std::move(memory))};
+}
+
+double KernelModel::scale_factor(bool compute, bool half) const {
+  const double measured = compute ? factors_.compute : factors_.memory;
+  if (measured > 0) return measured;
+  if (peaks_.family.empty()) return 0;
+  if (!compute) return peaks_.memory_bytes_per_s / target_.memory_bytes_per_s;
+  return half ? peaks_.fp16_flops_per_s / target_.fp16_flops_per_s
+              : peaks_.fp32_flops_per_s / target_.fp32_flops_per_s;
 }
 
 KernelEstimate KernelModel::estimate(std::uint32_t gpu_event) const {
@@ -133,23 +194,16 @@ KernelEstimate KernelModel::estimate(std::uint32_t gpu_event) const {
   const double recorded_s = static_cast<double>(g.duration_ns) * 1e-9;
   if (g.collective) return {recorded_s, KernelMethod::kRecorded};
   const Shape& shape = shape_of_event_[gpu_event];
-  if (shape.flops > 0) {
-    const double peak = shape.half ? target_.fp16_flops_per_s
-                                   : target_.sgemm_peak_flops_per_s(shape.flops);
-    return {roofline_time_s(shape.flops, shape.bytes, peak, target_.memory_bytes_per_s, 0,
-                            target_.efficiency),
-            KernelMethod::kShapes};
-  }
-  const bool host_copy = g.kind == GpuEventKind::kMemcpy && g.direction != CopyDirection::kDeviceToDevice;
-  if (peaks_.family.empty() || host_copy) return {recorded_s, KernelMethod::kRecorded};
+  if (shape.flops > 0) return {shape_seconds(shape), KernelMethod::kShapes};
+  const bool host_copy =
+      g.kind == GpuEventKind::kMemcpy && g.direction != CopyDirection::kDeviceToDevice;
+  const std::string_view name = trace_.name(g.name);
   const bool compute = g.kind == GpuEventKind::kKernel &&
-                       (trace_.name(g.name).find("gemm") != std::string_view::npos ||
-                        trace_.name(g.name).find("conv") != std::string_view::npos);
-  const double ratio =
-      compute ? (shape.half ? peaks_.fp16_flops_per_s / target_.fp16_flops_per_s
-                            : peaks_.fp32_flops_per_s / target_.fp32_flops_per_s)
-              : peaks_.memory_bytes_per_s / target_.memory_bytes_per_s;
-  return {recorded_s * ratio, KernelMethod::kScaled};
+                       (name.find("gemm") != std::string_view::npos ||
+                        name.find("conv") != std::string_view::npos);
+  const double factor = host_copy ? 0 : scale_factor(compute, shape.half);
+  if (factor <= 0) return {recorded_s, KernelMethod::kRecorded};
+  return {recorded_s * factor, KernelMethod::kScaled};
 }
 
 }  // namespace opsim::replay

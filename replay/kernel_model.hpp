@@ -1,7 +1,10 @@
 // GPU op times on another GPU, for `opsim replay --kernels modelled`: a GEMM or convolution
-// from the shapes its PyTorch op recorded (the roofline of the target GPU's model), any
-// other kernel, copy or memset from its recorded time scaled by how much faster the target's
-// peak compute or memory bandwidth is than the recording GPU's.
+// from the shapes its PyTorch op recorded (the roofline of the target GPU's model); any
+// other kernel, device copy or memset from its recorded time scaled by how much faster the
+// target is for its class (compute or memory). Each class's factor is the median of
+// model / recorded over the trace's own kernels whose work is known (GEMMs with shapes;
+// memory-bound ops over more than 1 MiB), so that the same GPU gives 1; without such
+// kernels, the ratio of the recording GPU's nominal peak to the target's.
 //
 //   KernelModel model(trace, target_gpu);
 //   KernelEstimate e = model.estimate(event_index);   // e.seconds, e.method
@@ -51,12 +54,22 @@ class KernelModel {
     double flops = 0;
     double bytes = 0;
     bool half = false;  ///< fp16/bf16 inputs
+    bool tf32 = false;  ///< a float op its kernel ran as TF32 on tensor cores
   };
   const KinetoTrace& trace_;
   const GpuModel& target_;
   RecordedGpuPeaks peaks_;
+  struct Factors {
+    double compute = 0;  ///< target time / recorded time for compute-bound kernels; 0: none
+    double memory = 0;   ///< the same for memory-bound ones
+  };
+  double shape_seconds(const Shape& shape) const;
+  Factors measured_factors() const;
+  double scale_factor(bool compute, bool half) const;
+
   std::vector<Shape> shape_of_event_;  ///< per gpu event: its op's work (flops 0: unknown)
-  std::vector<bool> half_of_event_;
+  std::vector<double> bytes_of_event_;  ///< per kernel of a memory-bound op: bytes it moves
+  Factors factors_;
 };
 
 }  // namespace opsim::replay

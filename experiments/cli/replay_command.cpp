@@ -44,8 +44,10 @@ StepSelection parse_steps(const std::string& text) {
 Machine replay_machine(const ReplayCommandOptions& o, const std::vector<KinetoTrace>& traces) {
   std::size_t gpus = 0;
   for (const KinetoTrace& t : traces) gpus += distinct_gpu_devices(t).size();
-  const std::string topology =
-      o.topology.empty() ? "pcie-switch:" + std::to_string(std::max<std::size_t>(1, gpus)) : o.topology;
+  if (!o.profile.empty() && !o.topology.empty())
+    throw InputError("--profile and --topology both name the machine: give one");
+  std::string topology = o.profile.empty() ? o.topology : o.profile;
+  if (topology.empty()) topology = "pcie-switch:" + std::to_string(std::max<std::size_t>(1, gpus));
   return apply_what_if(resolve_topology(topology), o.what_if);
 }
 
@@ -72,6 +74,9 @@ nlohmann::json counts_json(const ReplayCounts& c) {
           {"graph_launches", c.graph_launches},
           {"cross_stream_waits", c.cross_stream_edges},
           {"inferred_cross_stream_waits", c.inferred_cross_stream_edges},
+          {"kernels_from_shapes", c.kernels_from_shapes},
+          {"kernels_scaled", c.kernels_scaled},
+          {"kernels_recorded", c.kernels_recorded},
           {"launches_without_gpu_op", c.launches_without_gpu_op},
           {"gpu_ops_without_launch", c.gpu_ops_without_launch}};
 }
@@ -137,6 +142,9 @@ void print_table(const ReplayCommandOptions& o, const ReplayGraph& g,
             << c.cross_stream_edges + c.inferred_cross_stream_edges << " cross-stream waits ("
             << c.inferred_cross_stream_edges << " read off start times), " << c.collectives
             << " collectives joined across ranks, " << c.graph_launches << " CUDA graph launches\n";
+  if (o.kernels == "modelled")
+    std::cout << "GPU op times: " << c.kernels_from_shapes << " from shapes, " << c.kernels_scaled
+              << " scaled by peak ratios, " << c.kernels_recorded << " as recorded\n";
   std::string ignored;
   for (const auto& [kind, count] : ignored_events(traces))
     ignored += (ignored.empty() ? "" : ", ") + kind + " " + std::to_string(count);
@@ -165,7 +173,9 @@ int run_replay_command(const ReplayCommandOptions& o) {
   const StepSelection selection = parse_steps(o.steps);
   std::vector<KinetoTrace> traces;
   for (const std::string& path : o.trace_paths) traces.push_back(read_kineto_trace(path));
-  const ReplayGraph g = build_replay_graph(traces, replay_machine(o, traces));
+  ReplayOptions options;
+  options.kernels = o.kernels == "modelled" ? KernelTiming::kModelled : KernelTiming::kRecorded;
+  const ReplayGraph g = build_replay_graph(traces, replay_machine(o, traces), options);
   const ReplayResult r = run_replay(g, traces, selection);
   if (o.format == "json")
     print_json(o, g, traces, r);
@@ -183,8 +193,12 @@ Command register_replay_command(CLI::App& opsim) {
       ->required();
   cmd->add_option("--topology", o->topology,
                   "Machine to replay on: preset, family or YAML (default: pcie-switch:N)");
-  cmd->add_option("--kernels", o->kernels, "GPU op times: recorded")
-      ->check(CLI::IsMember({"recorded"}));
+  cmd->add_option("--profile", o->profile,
+                  "A calibrated profile (opsim calibrate) to replay on, instead of --topology");
+  cmd->add_option("--kernels", o->kernels,
+                  "GPU op times: recorded, or modelled on the machine's GPU (GEMMs and "
+                  "convolutions from their shapes, other ops scaled by peak ratios)")
+      ->check(CLI::IsMember({"recorded", "modelled"}));
   cmd->add_option("--collectives", o->collectives, "Collective times: recorded")
       ->check(CLI::IsMember({"recorded"}));
   cmd->add_option("--steps", o->steps, "Steps to report: all, K or K..M (ProfilerStep#K)");

@@ -14,6 +14,7 @@ namespace opsim {
 struct ReplayCommandOptions {
   std::vector<std::string> trace_paths;
   std::string topology;  ///< empty: pcie-switch:N for the GPUs the traces use
+  std::string profile;   ///< a calibrated profile, instead of topology
   std::string kernels = "recorded";
   std::string collectives = "recorded";
   std::string steps = "all";  ///< "all", "K" or "K..M"
