@@ -4,21 +4,35 @@
 #include <map>
 
 #include "common/input_error.hpp"
+#include "replay/collective_model.hpp"
 #include "replay/gpu_timeline.hpp"
 #include "replay/host_timeline.hpp"
 
 namespace opsim::replay {
 namespace {
 
-// GPU ops of every rank first (host calls need them as wait targets), then each rank's
-// host threads, then the joins between ranks.
-void check_machine(const std::vector<KinetoTrace>& traces, const Machine& machine) {
+std::vector<std::uint32_t> traces_of_ranks(std::size_t traces, std::uint32_t ranks) {
+  if (ranks == 0) ranks = static_cast<std::uint32_t>(traces);
+  if (ranks < traces)
+    throw InputError("--ranks " + std::to_string(ranks) + " is fewer than the " +
+                     std::to_string(traces) + " traces given");
+  std::vector<std::uint32_t> trace_of_rank(ranks);
+  for (std::uint32_t r = 0; r < ranks; ++r) trace_of_rank[r] = r % traces;
+  return trace_of_rank;
+}
+
+void check_machine(const std::vector<KinetoTrace>& traces,
+                   const std::vector<std::uint32_t>& trace_of_rank, const Machine& machine) {
   std::size_t gpus_needed = 0;
-  for (const KinetoTrace& trace : traces) gpus_needed += distinct_gpu_devices(trace).size();
+  for (std::uint32_t t : trace_of_rank) gpus_needed += distinct_gpu_devices(traces[t]).size();
   if (machine.gpus().size() < gpus_needed)
     throw InputError("machine '" + machine.name() + "' has " +
-                     std::to_string(machine.gpus().size()) + " GPUs; the trace" +
-                     (traces.size() > 1 ? "s use " : " uses ") + std::to_string(gpus_needed));
+                     std::to_string(machine.gpus().size()) + " GPUs; the replay" +
+                     (trace_of_rank.size() > traces.size()
+                          ? " of " + std::to_string(trace_of_rank.size()) + " ranks uses "
+                      : traces.size() > 1 ? " of these traces uses "
+                                          : " of this trace uses ") +
+                     std::to_string(gpus_needed));
   if (machine.cpus().empty())
     throw InputError("machine '" + machine.name() + "' has no CPU to run the host threads on");
 }
@@ -31,46 +45,44 @@ std::string collective_key(const Collective& c) {
   return group + "/" + c.name;
 }
 
-// Every rank's k-th collective of a group is one collective: each rank's part starts when
-// every rank has reached it and lasts as long as the shortest recorded part (the others
-// include their wait for the last rank to arrive).
-void join_collectives(ReplayGraph& g, const std::vector<KinetoTrace>& traces,
-                      const std::vector<RankGpuOps>& ranks) {
-  if (traces.size() < 2) return;
-  std::map<std::string, std::vector<std::vector<OpId>>> by_key;  // key -> rank -> ops
-  for (std::uint32_t r = 0; r < traces.size(); ++r)
-    for (std::uint32_t e = 0; e < traces[r].gpu_events.size(); ++e) {
-      const auto& collective = traces[r].gpu_events[e].collective;
+// Every rank's k-th collective of a group is one collective.
+std::vector<CollectiveInstance> match_collectives(const ReplayGraph& g,
+                                                  const std::vector<KinetoTrace>& traces,
+                                                  const std::vector<RankGpuOps>& ranks) {
+  const std::size_t n = ranks.size();
+  std::map<std::string, std::vector<std::vector<std::uint32_t>>> by_key;  // rank -> events
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const KinetoTrace& trace = traces[g.trace_of_rank[r]];
+    for (std::uint32_t e = 0; e < trace.gpu_events.size(); ++e) {
+      const auto& collective = trace.gpu_events[e].collective;
       if (!collective) continue;
       auto& per_rank = by_key[collective_key(*collective)];
-      per_rank.resize(traces.size());
-      per_rank[r].push_back(ranks[r].op_of_event[e]);
-    }
-  const auto predecessors = g.graph.predecessor_lists();
-  for (const auto& [key, per_rank] : by_key) {
-    std::vector<std::size_t> counts;
-    for (const auto& ops : per_rank) counts.push_back(ops.size());
-    const std::size_t n = counts.front();
-    const bool all_present = std::all_of(counts.begin(), counts.end(), [](auto c) { return c > 0; });
-    if (!all_present) continue;  // a group of some ranks only: each keeps its recorded time
-    if (std::any_of(counts.begin(), counts.end(), [n](auto c) { return c != n; }))
-      throw InputError("collective '" + key + "' appears " + std::to_string(counts[0]) +
-                       " times in " + traces[0].path + " but " +
-                       std::to_string(*std::find_if(counts.begin(), counts.end(),
-                                                    [n](auto c) { return c != n; })) +
-                       " times in another trace of the job: the traces are not of one run");
-    for (std::size_t k = 0; k < n; ++k) {
-      double shortest_s = g.graph.op(per_rank[0][k]).seconds;
-      for (const auto& ops : per_rank) shortest_s = std::min(shortest_s, g.graph.op(ops[k]).seconds);
-      for (const auto& ops : per_rank) {
-        g.graph.mutable_op(ops[k]).seconds = shortest_s;
-        for (const auto& others : per_rank)
-          if (&others != &ops)
-            for (OpId before : predecessors[others[k]]) g.graph.add_dependency(before, ops[k]);
-      }
-      ++g.counts.collectives;
+      per_rank.resize(n);
+      per_rank[r].push_back(e);
     }
   }
+  std::vector<CollectiveInstance> instances;
+  for (const auto& [key, per_rank] : by_key) {
+    std::vector<std::uint32_t> members;
+    for (std::uint32_t r = 0; r < n; ++r)
+      if (!per_rank[r].empty()) members.push_back(r);
+    const std::size_t count = per_rank[members.front()].size();
+    for (std::uint32_t r : members)
+      if (per_rank[r].size() != count)
+        throw InputError("collective '" + key + "' appears " + std::to_string(count) +
+                         " times on rank " + std::to_string(members.front()) + " but " +
+                         std::to_string(per_rank[r].size()) + " times on rank " +
+                         std::to_string(r) + ": the traces are not of one run");
+    for (std::size_t k = 0; k < count; ++k) {
+      CollectiveInstance c;
+      for (std::uint32_t r : members) {
+        const std::uint32_t e = per_rank[r][k];
+        c.members.push_back({r, e, ranks[r].op_of_event[e]});
+      }
+      instances.push_back(std::move(c));
+    }
+  }
+  return instances;
 }
 
 }  // namespace
@@ -92,20 +104,24 @@ std::uint32_t ReplayGraph::add_lane(TraceLane lane) {
 ReplayGraph build_replay_graph(const std::vector<KinetoTrace>& traces, Machine machine,
                                const ReplayOptions& options) {
   if (traces.empty()) throw InputError("replay needs at least one trace");
-  check_machine(traces, machine);
   ReplayGraph g;
+  g.trace_of_rank = traces_of_ranks(traces.size(), options.ranks);
+  check_machine(traces, g.trace_of_rank, machine);
   g.machine = std::move(machine);
+  // GPU ops of every rank first (host calls need them as wait targets), then each rank's
+  // host threads, then the collectives across ranks.
   std::vector<RankGpuOps> ranks;
   std::size_t next_gpu = 0;
-  for (std::uint32_t r = 0; r < traces.size(); ++r) {
-    ranks.push_back(add_gpu_ops(g, traces[r], r, next_gpu, options));
+  for (std::uint32_t r = 0; r < g.trace_of_rank.size(); ++r) {
+    ranks.push_back(add_gpu_ops(g, traces[g.trace_of_rank[r]], r, next_gpu, options));
     next_gpu += ranks.back().gpus.size();
   }
   std::uint32_t next_thread = 0;
-  for (std::uint32_t r = 0; r < traces.size(); ++r)
-    next_thread += add_host_threads(g, traces[r], r, ranks[r], next_thread, options);
+  for (std::uint32_t r = 0; r < g.trace_of_rank.size(); ++r)
+    next_thread +=
+        add_host_threads(g, traces[g.trace_of_rank[r]], r, ranks[r], next_thread, options);
   g.host_threads = std::max<std::uint32_t>(1, next_thread);
-  join_collectives(g, traces, ranks);
+  connect_collectives(g, traces, match_collectives(g, traces, ranks), options);
   if (g.graph.size() == 0)
     throw InputError(traces.front().path + ": nothing to replay: no host or GPU events");
   g.graph.validate(g.machine, "replay");

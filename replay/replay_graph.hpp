@@ -29,6 +29,10 @@ struct ReplayOptions {
   /// events), and how close an end must be to a blocking call's return to be what it
   /// waited for.
   TraceNs wait_tolerance_ns = 10'000;
+  /// Ranks to replay: 0 for one per trace; more replicates the traces in turn (rank r
+  /// replays trace r mod T), each on a GPU of its own, with every collective over all ranks:
+  /// "this step on that machine's N GPUs".
+  std::uint32_t ranks = 0;
 };
 
 /// What one GPU event became.
@@ -76,6 +80,10 @@ struct ReplayCounts {
   std::int64_t kernels_from_shapes = 0;
   std::int64_t kernels_scaled = 0;
   std::int64_t kernels_recorded = 0;
+  /// --collectives modelled: collectives simulated on the machine, or left as recorded (a
+  /// size or kind the model does not cover, or a collective of one rank).
+  std::int64_t collectives_modelled = 0;
+  std::int64_t collectives_kept_recorded = 0;
 };
 
 struct ReplayGraph {
@@ -85,6 +93,7 @@ struct ReplayGraph {
   std::vector<GpuOpInfo> gpu_ops;
   std::vector<ReplayStep> steps;  ///< every rank's steps, by rank then start
   std::vector<DeviceId> rank_gpu;  ///< the GPU each rank's first device runs on
+  std::vector<std::uint32_t> trace_of_rank;  ///< index into the traces replayed by each rank
   /// Per op: its rank, and where it lay in the recording (the recorded trace of the overlay).
   std::vector<std::uint32_t> rank_of_op;
   std::vector<TraceNs> recorded_start_ns;
@@ -101,9 +110,9 @@ struct ReplayGraph {
   std::uint32_t add_lane(TraceLane lane);
 };
 
-/// Builds the graph of `traces` (one per rank of one job) on `machine`. Throws InputError
-/// when the machine has fewer GPUs than the traces use, when collectives do not match
-/// across ranks, or when a trace has nothing to replay.
+/// Builds the graph of `traces` (one per rank of one job, or replicated: options.ranks) on
+/// `machine`. Throws InputError when the machine has fewer GPUs than the ranks use, when
+/// collectives do not match across ranks, or when a trace has nothing to replay.
 ReplayGraph build_replay_graph(const std::vector<KinetoTrace>& traces, Machine machine,
                                const ReplayOptions& options = {});
 

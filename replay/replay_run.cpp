@@ -86,15 +86,22 @@ struct RankTimelines {
 std::vector<RankTimelines> rank_timelines(const ReplayGraph& g,
                                           const std::vector<KinetoTrace>& traces,
                                           const SimulationResult& sim) {
-  std::vector<std::vector<Interval>> recorded(traces.size()), replayed(traces.size());
+  const std::size_t ranks = g.trace_of_rank.size();
+  std::vector<std::vector<Interval>> recorded(ranks), replayed(ranks);
   for (const GpuOpInfo& info : g.gpu_ops) {
-    const GpuEvent& event = traces[info.rank].gpu_events[info.event];
+    const GpuEvent& event = traces[g.trace_of_rank[info.rank]].gpu_events[info.event];
     const GpuWork work = work_of(event);
     recorded[info.rank].push_back({event.start_ns, event.start_ns + event.duration_ns, work});
     replayed[info.rank].push_back({sim.start_ns[info.op] + info.lead_ns, sim.end_ns[info.op], work});
   }
-  std::vector<RankTimelines> out(traces.size());
-  for (std::size_t r = 0; r < traces.size(); ++r) {
+  // Modelled collectives: their ring's transfers (the graph's only copies) are the
+  // communication time of the rank whose GPU sends.
+  for (OpId op = 0; op < g.graph.size(); ++op)
+    if (g.graph.op(op).kind == OpKind::kCopy)
+      replayed[g.rank_of_op[op]].push_back(
+          {sim.start_ns[op], sim.end_ns[op], GpuWork::kCommunication});
+  std::vector<RankTimelines> out(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
     out[r].recorded = sweep(std::move(recorded[r]));
     out[r].replayed = sweep(std::move(replayed[r]));
   }
@@ -157,7 +164,7 @@ ReplayResult read_replay(const ReplayGraph& g, const std::vector<KinetoTrace>& t
                          SimulationResult simulation, const StepSelection& selection) {
   ReplayResult result;
   const auto timelines = rank_timelines(g, traces, simulation);
-  for (std::uint32_t r = 0; r < traces.size(); ++r) {
+  for (std::uint32_t r = 0; r < g.trace_of_rank.size(); ++r) {
     const bool has_steps = std::any_of(g.steps.begin(), g.steps.end(),
                                        [r](const ReplayStep& s) { return s.rank == r; });
     if (!has_steps) {

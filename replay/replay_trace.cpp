@@ -36,7 +36,8 @@ Trace replay_trace(const ReplayGraph& g, const std::vector<KinetoTrace>& traces,
     TraceOp t;
     t.name = std::string(g.graph.name(id));
     t.op_class = gpu_info[id]
-                     ? gpu_op_class(traces[gpu_info[id]->rank].gpu_events[gpu_info[id]->event], op)
+                     ? gpu_op_class(
+                           traces[g.trace_of_rank[gpu_info[id]->rank]].gpu_events[gpu_info[id]->event], op)
                      : host_op_class(t.name);
     t.device = g.machine.device(op.device).name;
     t.lane = g.lane_of_op[id];

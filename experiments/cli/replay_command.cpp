@@ -44,6 +44,7 @@ StepSelection parse_steps(const std::string& text) {
 Machine replay_machine(const ReplayCommandOptions& o, const std::vector<KinetoTrace>& traces) {
   std::size_t gpus = 0;
   for (const KinetoTrace& t : traces) gpus += distinct_gpu_devices(t).size();
+  if (o.ranks > traces.size()) gpus = gpus * o.ranks / traces.size();
   if (!o.profile.empty() && !o.topology.empty())
     throw InputError("--profile and --topology both name the machine: give one");
   std::string topology = o.profile.empty() ? o.topology : o.profile;
@@ -77,6 +78,8 @@ nlohmann::json counts_json(const ReplayCounts& c) {
           {"kernels_from_shapes", c.kernels_from_shapes},
           {"kernels_scaled", c.kernels_scaled},
           {"kernels_recorded", c.kernels_recorded},
+          {"collectives_modelled", c.collectives_modelled},
+          {"collectives_kept_recorded", c.collectives_kept_recorded},
           {"launches_without_gpu_op", c.launches_without_gpu_op},
           {"gpu_ops_without_launch", c.gpu_ops_without_launch}};
 }
@@ -93,7 +96,8 @@ void print_json(const ReplayCommandOptions& o, const ReplayGraph& g,
   nlohmann::json out = {{"traces", o.trace_paths},
                         {"machine", g.machine.name()},
                         {"kernels", o.kernels},
-                        {"collectives", o.collectives}};
+                        {"collectives", o.collectives},
+                        {"ranks", g.trace_of_rank.size()}};
   out["steps"] = nlohmann::json::array();
   for (const StepResult& s : r.steps)
     out["steps"].push_back({{"rank", s.rank},
@@ -142,6 +146,10 @@ void print_table(const ReplayCommandOptions& o, const ReplayGraph& g,
             << c.cross_stream_edges + c.inferred_cross_stream_edges << " cross-stream waits ("
             << c.inferred_cross_stream_edges << " read off start times), " << c.collectives
             << " collectives joined across ranks, " << c.graph_launches << " CUDA graph launches\n";
+  if (o.collectives == "modelled")
+    std::cout << "collectives: " << c.collectives_modelled << " simulated as rings, "
+              << c.collectives_kept_recorded
+              << " kept as recorded (all-to-all, send/recv or no size in the trace)\n";
   if (o.kernels == "modelled")
     std::cout << "GPU op times: " << c.kernels_from_shapes << " from shapes, " << c.kernels_scaled
               << " scaled by peak ratios, " << c.kernels_recorded << " as recorded\n";
@@ -175,6 +183,9 @@ int run_replay_command(const ReplayCommandOptions& o) {
   for (const std::string& path : o.trace_paths) traces.push_back(read_kineto_trace(path));
   ReplayOptions options;
   options.kernels = o.kernels == "modelled" ? KernelTiming::kModelled : KernelTiming::kRecorded;
+  options.collectives =
+      o.collectives == "modelled" ? CollectiveTiming::kModelled : CollectiveTiming::kRecorded;
+  options.ranks = o.ranks;
   const ReplayGraph g = build_replay_graph(traces, replay_machine(o, traces), options);
   const ReplayResult r = run_replay(g, traces, selection);
   if (o.format == "json")
@@ -199,8 +210,13 @@ Command register_replay_command(CLI::App& opsim) {
                   "GPU op times: recorded, or modelled on the machine's GPU (GEMMs and "
                   "convolutions from their shapes, other ops scaled by peak ratios)")
       ->check(CLI::IsMember({"recorded", "modelled"}));
-  cmd->add_option("--collectives", o->collectives, "Collective times: recorded")
-      ->check(CLI::IsMember({"recorded"}));
+  cmd->add_option("--collectives", o->collectives,
+                  "Collective times: recorded, or modelled (a ring on the machine's links)")
+      ->check(CLI::IsMember({"recorded", "modelled"}));
+  cmd->add_option("--ranks", o->ranks,
+                  "Ranks to replay (default: one per trace); more replicates the traces, each "
+                  "rank on its own GPU, collectives over all")
+      ->check(CLI::Range(1, 16384));
   cmd->add_option("--steps", o->steps, "Steps to report: all, K or K..M (ProfilerStep#K)");
   cmd->add_option("--trace-dir", o->trace_dir,
                   "Write <trace>.replayed.json and <trace>.overlay.json (recorded vs replayed)")

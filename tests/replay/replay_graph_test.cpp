@@ -150,6 +150,42 @@ TEST(ReplayGraph, ACollectiveStartsWhenEveryRankHasReachedIt) {
   EXPECT_NEAR(r.steps[0].replayed_breakdown.communication_exposed_s, 200e-6, 1e-9);
 }
 
+// A 16 MB allreduce of two ranks: as recorded it takes 200 us; modelled, a ring over
+// pcie-switch:2's 16 GB/s links moves 2(n-1)/n x 16 MB per hop: 1 ms.
+std::vector<KinetoTrace> allreduce_of_two_ranks() {
+  TraceBuilder a("rank0.json"), b("rank1.json");
+  const auto t0 = a.thread(1), t1 = b.thread(2);
+  a.runtime(t0, "cudaLaunchKernel", 90, 10, 1).collective("ncclKernel_AllReduce", 100, 500, 40, 1, 4'000'000);
+  b.runtime(t1, "cudaLaunchKernel", 390, 10, 1).collective("ncclKernel_AllReduce", 400, 200, 40, 1, 4'000'000);
+  return {a.build(), b.build()};
+}
+
+TEST(ReplayGraph, AModelledCollectiveIsARingOnTheMachine) {
+  const auto traces = allreduce_of_two_ranks();
+  ReplayOptions options;
+  options.collectives = CollectiveTiming::kModelled;
+  const ReplayGraph g = build_replay_graph(traces, resolve_topology("pcie-switch:2"), options);
+  EXPECT_EQ(g.counts.collectives_modelled, 1);
+  const ReplayResult r = run_replay_isolated(g, traces);
+  for (const GpuOpInfo& op : g.gpu_ops)  // both ranks leave the collective when the ring ends
+    EXPECT_NEAR(static_cast<double>(r.simulation.end_ns[op.op]), 400'000 + 1'000'000, 1'000);
+}
+
+TEST(ReplayGraph, RanksReplicateATraceWithItsCollectivesOverAll) {
+  const auto traces = allreduce_of_two_ranks();
+  ReplayOptions options;
+  options.collectives = CollectiveTiming::kModelled;
+  options.ranks = 4;
+  const ReplayGraph g = build_replay_graph(traces, resolve_topology("pcie-switch:4"), options);
+  EXPECT_EQ(g.trace_of_rank, (std::vector<std::uint32_t>{0, 1, 0, 1}));
+  EXPECT_EQ(g.counts.collectives, 1);
+  const ReplayResult r = run_replay_isolated(g, traces);
+  ASSERT_EQ(r.steps.size(), 4u);
+  // Four GPUs behind two switch levels: 2(n-1)/n = 1.5 x 16 MB over the 16 GB/s hops.
+  for (const GpuOpInfo& op : g.gpu_ops)
+    EXPECT_NEAR(static_cast<double>(r.simulation.end_ns[op.op]), 400'000 + 1'500'000, 20'000);
+}
+
 TEST(ReplayGraph, ATraceWithoutStepsIsOneStep) {
   TraceBuilder b;
   const auto main = b.thread(100);
@@ -171,7 +207,7 @@ TEST(ReplayGraph, AMachineWithTooFewGpusIsRefused) {
     build_replay_graph({a.build(), b.build()}, resolve_topology("pcie-switch:1"));
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "machine 'pcie-switch:1' has 1 GPUs; the traces use 2");
+    EXPECT_STREQ(e.what(), "machine 'pcie-switch:1' has 1 GPUs; the replay of these traces uses 2");
   }
 }
 
