@@ -1,5 +1,7 @@
 #include "replay/host_timeline.hpp"
 
+#include "replay/kernel_model.hpp"
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -97,6 +99,21 @@ class ThreadBuilder {
              "cudaEventQuery (polling)");
   }
 
+  // A CPU GEMM or convolution (--kernels modelled on a CPU-only trace): the CPU's model
+  // times it from its shapes instead of its recorded length.
+  void modelled_cpu_op(const HostEvent& e, const OpWork& work) {
+    gap_until(e.start_ns);
+    Op op;
+    op.kind = OpKind::kCompute;
+    op.kernel = KernelClass::kGemm;
+    op.device = cpu_;
+    op.flops = work.flops;
+    op.bytes = work.bytes;
+    chain(op, e.start_ns, e.start_ns + e.duration_ns, trace_.name(e.name));
+    ++g_.counts.kernels_from_shapes;
+    cursor_ns_ = e.start_ns + e.duration_ns;
+  }
+
   // The step boundaries not yet given an op end where the thread's last op ends.
   std::map<TraceNs, TimelineMark> finish(TraceNs end_ns) {
     gap_until(end_ns);
@@ -126,6 +143,11 @@ class ThreadBuilder {
     op.stream = stream_;
     op.fixed_time = true;
     op.seconds = static_cast<double>(std::max<TraceNs>(0, duration_ns)) * 1e-9;
+    return chain(op, start_ns, end_ns, what);
+  }
+
+  // Adds `op` after the thread's last op.
+  OpId chain(const Op& op, TraceNs start_ns, TraceNs end_ns, std::string_view what) {
     const OpId id = g_.add(op, "r" + std::to_string(rank_) + " " + std::string(what), rank_,
                            lane_, start_ns, end_ns);
     if (last_ != kNone) g_.graph.add_dependency(last_, id);
@@ -257,8 +279,27 @@ bool is_poll(const KinetoTrace& trace, const HostEvent& e) {
   return trace.name(e.name) == "cudaEventQuery";
 }
 
-// The thread's outermost runtime calls, in order; runs of two or more polls as one loop.
-void replay_calls(ThreadBuilder& builder, const KinetoTrace& trace, const ThreadSpan& span) {
+bool contains(const HostEvent& outer, const HostEvent& inner) {
+  return inner.start_ns >= outer.start_ns &&
+         inner.start_ns + inner.duration_ns <= outer.start_ns + outer.duration_ns;
+}
+
+// The innermost cpu_ops of the thread whose work its shapes give (GEMMs, convolutions).
+std::vector<const HostEvent*> cpu_ops_with_work(const KinetoTrace& trace, const ThreadSpan& span) {
+  std::vector<const HostEvent*> ops;
+  for (std::size_t i = span.first; i < span.last; ++i) {
+    const HostEvent& e = trace.host_events[i];
+    if (e.kind != HostEventKind::kCpuOp || op_work(trace.name(e.name), e).flops <= 0) continue;
+    while (!ops.empty() && contains(*ops.back(), e)) ops.pop_back();  // the inner one does it
+    ops.push_back(&e);
+  }
+  return ops;
+}
+
+// The thread's outermost runtime calls (and, modelling a CPU-only trace, its GEMMs), in
+// order; runs of two or more polls as one loop.
+void replay_calls(ThreadBuilder& builder, const KinetoTrace& trace, const ThreadSpan& span,
+                  bool model_cpu_ops) {
   TraceNs outer_end_ns = -1;
   std::vector<const HostEvent*> calls;
   for (std::size_t i = span.first; i < span.last; ++i) {
@@ -267,11 +308,20 @@ void replay_calls(ThreadBuilder& builder, const KinetoTrace& trace, const Thread
     calls.push_back(&e);
     outer_end_ns = e.start_ns + e.duration_ns;
   }
+  if (model_cpu_ops) {
+    const auto ops = cpu_ops_with_work(trace, span);
+    calls.insert(calls.end(), ops.begin(), ops.end());
+    std::stable_sort(calls.begin(), calls.end(), [](const HostEvent* a, const HostEvent* b) {
+      return a->start_ns < b->start_ns;
+    });
+  }
   for (std::size_t i = 0; i < calls.size();) {
     std::size_t j = i;
     while (j + 1 < calls.size() && is_poll(trace, *calls[i]) && is_poll(trace, *calls[j + 1])) ++j;
     builder.gap_until(calls[i]->start_ns);
-    if (j > i)
+    if (calls[i]->kind == HostEventKind::kCpuOp)
+      builder.modelled_cpu_op(*calls[i], op_work(trace.name(calls[i]->name), *calls[i]));
+    else if (j > i)
       builder.polling_loop(calls[i]->start_ns, calls[j - 1]->start_ns,
                            calls[j]->start_ns + calls[j]->duration_ns);
     else
@@ -297,7 +347,8 @@ std::uint32_t add_host_threads(ReplayGraph& g, const KinetoTrace& trace, std::ui
         cuts.push_back(step.start_ns + step.duration_ns);
         steps.push_back(&step);
       }
-    if (!spans[t].has_runtime_calls && steps.empty()) continue;
+    const bool cpu_only_model = options.kernels == KernelTiming::kModelled && trace.gpu_events.empty();
+    if (!spans[t].has_runtime_calls && steps.empty() && !cpu_only_model) continue;
     std::sort(cuts.begin(), cuts.end());
     const HostThread& thread = trace.threads[t];
     const std::uint32_t lane = g.add_lane(
@@ -310,7 +361,8 @@ std::uint32_t add_host_threads(ReplayGraph& g, const KinetoTrace& trace, std::ui
     ThreadBuilder builder(g, trace, gpu, rank, cpu, static_cast<std::int32_t>(first_thread + added),
                           lane, std::move(cuts), options);
     builder.start_at(spans[t].begin_ns);
-    replay_calls(builder, trace, spans[t]);
+    replay_calls(builder, trace, spans[t],
+                 options.kernels == KernelTiming::kModelled && trace.gpu_events.empty());
     const auto marks = builder.finish(spans[t].end_ns);
     for (const StepSpan* step : steps) {
       const TraceNs end_ns = step->start_ns + step->duration_ns;

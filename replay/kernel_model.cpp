@@ -20,20 +20,16 @@ double product(const std::vector<std::int64_t>& dims) {
   return p;
 }
 
-struct Work {
-  double flops = 0;
-  double bytes = 0;
-};
-
 // (M x K) x (K x N), batched over B.
-Work matmul(double b, double m, double k, double n, double element) {
+OpWork matmul(double b, double m, double k, double n, double element) {
   return {2 * b * m * k * n, element * b * (m * k + k * n + m * n)};
 }
 
-// The flops and bytes of the PyTorch ops whose kernels are GEMMs or convolutions; nothing
-// for any other op. Convolutions are read as stride 1 with the output as large as the input
-// (the trace has shapes only): an estimate.
-Work op_work(std::string_view name, const HostEvent& op) {
+}  // namespace
+
+// Convolutions are read as stride 1 with the output as large as the input (the trace has
+// shapes only): an estimate.
+OpWork op_work(std::string_view name, const HostEvent& op) {
   const auto& d = op.input_dims;
   const double e = op.input_types.empty() ? 4 : element_bytes(op.input_types.front());
   auto rank_is = [&](std::size_t i, std::size_t r) { return i < d.size() && d[i].size() == r; };
@@ -58,6 +54,8 @@ Work op_work(std::string_view name, const HostEvent& op) {
   }
   return {};
 }
+
+namespace {
 
 bool uses_tf32(std::string_view kernel_name) {
   return kernel_name.find("tf32") != std::string_view::npos;
@@ -147,7 +145,7 @@ KernelModel::KernelModel(const KinetoTrace& trace, const GpuModel& target)
   bytes_of_event_.assign(trace.gpu_events.size(), 0);
   for (const auto& [op_index, event] : longest_of_op) {
     const HostEvent& op = trace.host_events[static_cast<std::size_t>(op_index)];
-    const Work work = op_work(trace.name(op.name), op);
+    const OpWork work = op_work(trace.name(op.name), op);
     shape_of_event_[event].flops = work.flops;
     shape_of_event_[event].bytes = work.bytes;
     if (work.flops == 0) bytes_of_event_[event] = memory_op_bytes(op);

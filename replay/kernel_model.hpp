@@ -43,6 +43,14 @@ struct RecordedGpuPeaks {
 };
 RecordedGpuPeaks recorded_gpu_peaks(std::string_view device_name);
 
+/// The work of a PyTorch op from its recorded shapes: GEMMs (aten::mm, addmm, bmm, baddbmm)
+/// and convolutions; zero flops for any other op (or one without Input Dims).
+struct OpWork {
+  double flops = 0;
+  double bytes = 0;
+};
+OpWork op_work(std::string_view op_name, const HostEvent& op);
+
 class KernelModel {
  public:
   KernelModel(const KinetoTrace& trace, const GpuModel& target);

@@ -186,6 +186,27 @@ TEST(ReplayGraph, RanksReplicateATraceWithItsCollectivesOverAll) {
     EXPECT_NEAR(static_cast<double>(r.simulation.end_ns[op.op]), 400'000 + 1'500'000, 20'000);
 }
 
+TEST(ReplayGraph, ModelledKernelsOfACpuTraceTakeTheCpuModelsTime) {
+  // A CPU-only step: 100 us of Python, then a 512 x 1024 x 256 GEMM (inside aten::linear,
+  // which only the inner aten::mm's shapes describe) that took 3 ms, then 50 us more.
+  TraceBuilder b;
+  const auto main = b.thread(100);
+  b.step(main, 0, 0, 3150)
+      .cpu_op(main, "aten::linear", 100, 3000)
+      .cpu_op(main, "aten::mm", 100, 3000, {{512, 1024}, {1024, 256}});
+  const KinetoTrace trace = b.build();
+  ReplayOptions options;
+  options.kernels = KernelTiming::kModelled;
+  const Machine machine = resolve_topology("pcie-switch:1");
+  const ReplayGraph g = build_replay_graph({trace}, machine, options);
+  EXPECT_EQ(g.counts.kernels_from_shapes, 1);
+  const ReplayResult r = run_replay_isolated(g, {trace});
+  const double flops = 2.0 * 512 * 1024 * 256, bytes = 4.0 * (512 * 1024 + 1024 * 256 + 512 * 256);
+  const double model_s = machine.device(machine.cpus().front()).cpu.op_time_s(flops, bytes, 1, 1);
+  EXPECT_NEAR(r.steps[0].replayed_s, 150e-6 + model_s, 1e-8);
+  EXPECT_GT(std::abs(r.steps[0].replayed_s - r.steps[0].recorded_s), 1e-5);  // not a copy
+}
+
 TEST(ReplayGraph, ATraceWithoutStepsIsOneStep) {
   TraceBuilder b;
   const auto main = b.thread(100);

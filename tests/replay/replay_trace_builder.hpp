@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "replay/kineto_trace.hpp"
 
@@ -35,6 +36,14 @@ class TraceBuilder {
     e.start_ns = ns(start_us);
     e.duration_ns = ns(dur_us);
     trace_.host_events.push_back(e);
+    return *this;
+  }
+  /// A cpu_op with its recorded shapes (record_shapes=True).
+  TraceBuilder& cpu_op(std::uint32_t thread, std::string name, double start_us, double dur_us,
+                       std::vector<std::vector<std::int64_t>> dims, std::string type = "float") {
+    cpu_op(thread, std::move(name), start_us, dur_us);
+    trace_.host_events.back().input_dims = std::move(dims);
+    trace_.host_events.back().input_types.assign(trace_.host_events.back().input_dims.size(), type);
     return *this;
   }
   TraceBuilder& kernel(std::string name, double start_us, double dur_us, std::int64_t stream,
