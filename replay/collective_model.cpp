@@ -51,7 +51,8 @@ void splice_ring(ReplayGraph& g, const CollectiveInstance& c, double bytes,
   const OpId base = static_cast<OpId>(g.graph.size());
   for (OpId id = 0; id < plan.graph.size(); ++id) {
     const Op& op = plan.graph.op(id);
-    const auto member = std::find(sync.gpus.begin(), sync.gpus.end(), op.device) - sync.gpus.begin();
+    const auto member =
+        std::find(sync.gpus.begin(), sync.gpus.end(), op.device) - sync.gpus.begin();
     const auto& m = c.members[static_cast<std::size_t>(member)];
     g.add(op, plan.graph.name(id), m.rank, transfers_lane(g, m.rank, op.device),
           g.recorded_start_ns[m.op], g.recorded_end_ns[m.op]);
@@ -82,7 +83,8 @@ double ring_equivalent_bytes(const Collective& collective, std::size_t ranks) {
   const double n = static_cast<double>(ranks);
   const std::string kind = lower(collective.name);
   if (kind == "allreduce") return size;
-  if (kind.find("allgather") != std::string::npos || kind.find("reducescatter") != std::string::npos)
+  if (kind.find("allgather") != std::string::npos ||
+      kind.find("reducescatter") != std::string::npos)
     return size / 2;
   if (kind == "broadcast" || kind == "reduce") return size * n / (2 * (n - 1));
   return 0;

@@ -1,12 +1,12 @@
 #include "replay/gpu_timeline.hpp"
 
-#include "replay/kernel_model.hpp"
-
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+
+#include "replay/kernel_model.hpp"
 
 namespace opsim::replay {
 namespace {
@@ -15,8 +15,8 @@ KernelClass kernel_class(const GpuEvent& event, std::string_view name) {
   if (event.kind == GpuEventKind::kMemset) return KernelClass::kFill;
   if (event.kind == GpuEventKind::kMemcpy) return KernelClass::kElementwise;
   auto has = [&](std::string_view part) { return name.find(part) != std::string_view::npos; };
-  if (has("gemm") || has("GEMM") || has("cutlass") || has("xmma") || has("conv") ||
-      has("Conv") || has("wgrad") || has("dgrad"))
+  if (has("gemm") || has("GEMM") || has("cutlass") || has("xmma") || has("conv") || has("Conv") ||
+      has("wgrad") || has("dgrad"))
     return KernelClass::kGemm;
   if (has("reduce") || has("Reduce") || has("softmax") || has("norm")) return KernelClass::kReduce;
   return KernelClass::kElementwise;
@@ -93,8 +93,8 @@ std::vector<TraceNs> start_gaps(const RankGpuOps& rank, const KinetoTrace& trace
   for (const RecordedStream& stream : rank.streams)
     for (std::size_t i = 0; i < stream.events.size(); ++i) {
       const std::uint32_t e = stream.events[i];
-      const bool launched = !std::binary_search(rank.without_launch.begin(),
-                                                rank.without_launch.end(), e);
+      const bool launched =
+          !std::binary_search(rank.without_launch.begin(), rank.without_launch.end(), e);
       TraceNs allowed_ns = launched ? rank.launch_end_ns[e] : trace.gpu_events[e].start_ns;
       allowed_ns = std::max(allowed_ns, other_stream_end_ns[e]);
       if (i > 0) {
@@ -135,13 +135,13 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
         std::find(rank.gpus.begin(), rank.gpus.end(), rank.streams[s].device) - rank.gpus.begin();
     const DeviceId gpu = machine_gpus[first_gpu + static_cast<std::size_t>(device_index)];
     const std::string device_name = g.machine.device(gpu).name;
-    const std::uint32_t lane = g.add_lane(
-        {.name = "r" + std::to_string(rank_index) + " " + device_name + " stream " +
-                 std::to_string(rank.streams[s].stream),
-         .node = "rank" + std::to_string(rank_index),
-         .device = device_name,
-         .kind = LaneKind::kCompute,
-         .capacity_bytes_per_s = 0});
+    const std::uint32_t lane =
+        g.add_lane({.name = "r" + std::to_string(rank_index) + " " + device_name + " stream " +
+                            std::to_string(rank.streams[s].stream),
+                    .node = "rank" + std::to_string(rank_index),
+                    .device = device_name,
+                    .kind = LaneKind::kCompute,
+                    .capacity_bytes_per_s = 0});
     placement[s] = {gpu, streams_on_device[rank.streams[s].device]++, lane};
     GpuModel& model = g.machine.mutable_device(gpu).gpu;
     model.compute_streams = std::max(model.compute_streams, placement[s].stream + 1);
@@ -160,9 +160,8 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
     op.stream = where.stream;
     op.fixed_time = true;
     op.seconds = op_seconds(g, model ? &*model : nullptr, event, e);
-    rank.op_of_event[e] =
-        g.add(op, op_name(rank_index, trace.name(event.name)), rank_index, where.lane,
-              event.start_ns, event.start_ns + event.duration_ns);
+    rank.op_of_event[e] = g.add(op, op_name(rank_index, trace.name(event.name)), rank_index,
+                                where.lane, event.start_ns, event.start_ns + event.duration_ns);
     g.gpu_ops.push_back({rank_index, e, rank.op_of_event[e], 0});
   }
   for (const RecordedStream& stream : rank.streams)
@@ -203,8 +202,8 @@ void add_recorded_waits(ReplayGraph& g, const RankGpuOps& rank, const KinetoTrac
       continue;
     const std::int64_t before = rank.last_launched_before(static_cast<std::uint32_t>(recorded),
                                                           record_call->second.start_ns);
-    const std::int64_t after = rank.first_launched_after(static_cast<std::uint32_t>(waiting),
-                                                         wait_call->second.start_ns);
+    const std::int64_t after =
+        rank.first_launched_after(static_cast<std::uint32_t>(waiting), wait_call->second.start_ns);
     if (before < 0 || after < 0) continue;
     g.graph.add_dependency(rank.op_of_event[static_cast<std::size_t>(before)],
                            rank.op_of_event[static_cast<std::size_t>(after)]);
@@ -229,9 +228,9 @@ void infer_waits(ReplayGraph& g, const RankGpuOps& rank, const KinetoTrace& trac
       if (i > 0) allowed_ns = std::max(allowed_ns, end_of(stream.events[i - 1]));
       if (events[e].start_ns <= allowed_ns + tolerance_ns) continue;
       // The latest end at or before this start, on another stream of the same device.
-      auto it = std::upper_bound(
-          rank.events_by_end.begin(), rank.events_by_end.end(), events[e].start_ns,
-          [&](TraceNs t, std::uint32_t other) { return t < end_of(other); });
+      auto it =
+          std::upper_bound(rank.events_by_end.begin(), rank.events_by_end.end(), events[e].start_ns,
+                           [&](TraceNs t, std::uint32_t other) { return t < end_of(other); });
       while (it != rank.events_by_end.begin()) {
         const std::uint32_t other = *--it;
         if (end_of(other) < events[e].start_ns - tolerance_ns) break;
@@ -311,8 +310,10 @@ RankGpuOps add_gpu_ops(ReplayGraph& g, const KinetoTrace& trace, std::uint32_t r
   else
     infer_waits(g, rank, trace, options.wait_tolerance_ns, other_stream_end_ns);
   add_start_gaps(g, rank, trace, start_gaps(rank, trace, other_stream_end_ns));
-  if (!rank.gpus.empty()) g.rank_gpu.push_back(g.machine.gpus()[first_gpu]);
-  else g.rank_gpu.push_back(kNoDevice);
+  if (!rank.gpus.empty())
+    g.rank_gpu.push_back(g.machine.gpus()[first_gpu]);
+  else
+    g.rank_gpu.push_back(kNoDevice);
   return rank;
 }
 

@@ -20,16 +20,16 @@ struct RecordedStream {
 };
 
 struct RankGpuOps {
-  std::vector<std::int64_t> gpus;            ///< the trace's device ids, in machine GPU order
+  std::vector<std::int64_t> gpus;  ///< the trace's device ids, in machine GPU order
   std::vector<RecordedStream> streams;
-  std::vector<OpId> op_of_event;             ///< per gpu event
+  std::vector<OpId> op_of_event;               ///< per gpu event
   std::vector<std::uint32_t> stream_of_event;  ///< per gpu event: index into streams
   /// Per gpu event: when its launch call started and ended on the host (its own start when
   /// no launch call was found).
   std::vector<TraceNs> launch_start_ns;
   std::vector<TraceNs> launch_end_ns;
   std::unordered_map<std::int64_t, std::vector<std::uint32_t>> events_of_correlation;
-  std::vector<std::uint32_t> events_by_end;  ///< gpu events sorted by recorded end
+  std::vector<std::uint32_t> events_by_end;   ///< gpu events sorted by recorded end
   std::vector<std::uint32_t> without_launch;  ///< gpu events with no launch call, ascending
 
   /// The last event on `stream` whose launch started before `time_ns`; -1: none.

@@ -1,11 +1,11 @@
 #include "replay/host_timeline.hpp"
 
-#include "replay/kernel_model.hpp"
-
 #include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
+
+#include "replay/kernel_model.hpp"
 
 namespace opsim::replay {
 namespace {
@@ -17,9 +17,9 @@ bool is_synchronizing_call(std::string_view name) {
 }
 
 bool is_launch_call(std::string_view name) {
-  return name == "cudaLaunchKernel" || name == "cudaLaunchKernelExC" ||
-         name == "cuLaunchKernel" || name == "cudaMemcpyAsync" || name == "cudaMemsetAsync" ||
-         name == "cudaGraphLaunch" || name == "cudaLaunchCooperativeKernel";
+  return name == "cudaLaunchKernel" || name == "cudaLaunchKernelExC" || name == "cuLaunchKernel" ||
+         name == "cudaMemcpyAsync" || name == "cudaMemsetAsync" || name == "cudaGraphLaunch" ||
+         name == "cudaLaunchCooperativeKernel";
 }
 
 // The host time a launch takes, as the trace's median cudaLaunchKernel: the part of a
@@ -38,11 +38,19 @@ TraceNs median_launch_ns(const KinetoTrace& trace) {
 // starts at each step boundary.
 class ThreadBuilder {
  public:
-  ThreadBuilder(ReplayGraph& g, const KinetoTrace& trace, const RankGpuOps& gpu,
-                std::uint32_t rank, DeviceId cpu, std::int32_t stream, std::uint32_t lane,
-                std::vector<TraceNs> cuts, const ReplayOptions& options)
-      : g_(g), trace_(trace), gpu_(gpu), rank_(rank), cpu_(cpu), stream_(stream), lane_(lane),
-        cuts_(std::move(cuts)), options_(options), launch_ns_(median_launch_ns(trace)) {
+  ThreadBuilder(ReplayGraph& g, const KinetoTrace& trace, const RankGpuOps& gpu, std::uint32_t rank,
+                DeviceId cpu, std::int32_t stream, std::uint32_t lane, std::vector<TraceNs> cuts,
+                const ReplayOptions& options)
+      : g_(g),
+        trace_(trace),
+        gpu_(gpu),
+        rank_(rank),
+        cpu_(cpu),
+        stream_(stream),
+        lane_(lane),
+        cuts_(std::move(cuts)),
+        options_(options),
+        launch_ns_(median_launch_ns(trace)) {
     for (const SyncEvent& s : trace.syncs) syncs_.emplace(s.correlation, &s);
   }
 
@@ -148,8 +156,8 @@ class ThreadBuilder {
 
   // Adds `op` after the thread's last op.
   OpId chain(const Op& op, TraceNs start_ns, TraceNs end_ns, std::string_view what) {
-    const OpId id = g_.add(op, "r" + std::to_string(rank_) + " " + std::string(what), rank_,
-                           lane_, start_ns, end_ns);
+    const OpId id = g_.add(op, "r" + std::to_string(rank_) + " " + std::string(what), rank_, lane_,
+                           start_ns, end_ns);
     if (last_ != kNone) g_.graph.add_dependency(last_, id);
     last_ = id;
     for (TraceNs t : pending_) marks_[t] = {t, id, false};
@@ -176,8 +184,8 @@ class ThreadBuilder {
       for (std::uint32_t e : *enqueued) g_.graph.add_dependency(call, gpu_.op_of_event[e]);
     TraceNs waited_until_ns = start_ns + pre_ns;
     for (std::uint32_t e : targets) waited_until_ns = std::max(waited_until_ns, end_of(e));
-    const OpId after = append(std::min(end_ns, waited_until_ns), end_ns,
-                              std::string(name) + " (after the wait)");
+    const OpId after =
+        append(std::min(end_ns, waited_until_ns), end_ns, std::string(name) + " (after the wait)");
     for (std::uint32_t e : targets) g_.graph.add_dependency(gpu_.op_of_event[e], after);
     cursor_ns_ = end_ns;
   }
@@ -199,8 +207,8 @@ class ThreadBuilder {
         continue;
       last_per_stream.push_back(static_cast<std::uint32_t>(e));
     }
-    const bool every_stream =
-        name == "cudaDeviceSynchronize" || (sync != nullptr && sync->kind == SyncKind::kContextSync);
+    const bool every_stream = name == "cudaDeviceSynchronize" ||
+                              (sync != nullptr && sync->kind == SyncKind::kContextSync);
     if (every_stream || (sync != nullptr && sync->kind == SyncKind::kStreamSync))
       return last_per_stream;
     // Evidence: an op that ended while the call ran (it returned once the op was done).
@@ -347,17 +355,18 @@ std::uint32_t add_host_threads(ReplayGraph& g, const KinetoTrace& trace, std::ui
         cuts.push_back(step.start_ns + step.duration_ns);
         steps.push_back(&step);
       }
-    const bool cpu_only_model = options.kernels == KernelTiming::kModelled && trace.gpu_events.empty();
+    const bool cpu_only_model =
+        options.kernels == KernelTiming::kModelled && trace.gpu_events.empty();
     if (!spans[t].has_runtime_calls && steps.empty() && !cpu_only_model) continue;
     std::sort(cuts.begin(), cuts.end());
     const HostThread& thread = trace.threads[t];
-    const std::uint32_t lane = g.add_lane(
-        {.name = "r" + std::to_string(rank) + " thread " + std::to_string(thread.tid) +
-                 (thread.name.empty() ? "" : " (" + thread.name + ")"),
-         .node = "rank" + std::to_string(rank),
-         .device = g.machine.device(cpu).name,
-         .kind = LaneKind::kHost,
-         .capacity_bytes_per_s = 0});
+    const std::uint32_t lane =
+        g.add_lane({.name = "r" + std::to_string(rank) + " thread " + std::to_string(thread.tid) +
+                            (thread.name.empty() ? "" : " (" + thread.name + ")"),
+                    .node = "rank" + std::to_string(rank),
+                    .device = g.machine.device(cpu).name,
+                    .kind = LaneKind::kHost,
+                    .capacity_bytes_per_s = 0});
     ThreadBuilder builder(g, trace, gpu, rank, cpu, static_cast<std::int32_t>(first_thread + added),
                           lane, std::move(cuts), options);
     builder.start_at(spans[t].begin_ns);

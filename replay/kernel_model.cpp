@@ -9,10 +9,13 @@ namespace opsim::replay {
 namespace {
 
 bool is_half(std::string_view type) {
-  return type.find("Half") != std::string_view::npos || type.find("BFloat16") != std::string_view::npos;
+  return type.find("Half") != std::string_view::npos ||
+         type.find("BFloat16") != std::string_view::npos;
 }
 
-double element_bytes(std::string_view type) { return is_half(type) ? 2 : 4; }
+double element_bytes(std::string_view type) {
+  return is_half(type) ? 2 : 4;
+}
 
 double product(const std::vector<std::int64_t>& dims) {
   double p = 1;
@@ -140,7 +143,8 @@ KernelModel::KernelModel(const KinetoTrace& trace, const GpuModel& target)
     shape_of_event_[i].half = !op.input_types.empty() && is_half(op.input_types.front());
     shape_of_event_[i].tf32 = uses_tf32(trace.name(g.name));
     auto [longest, added] = longest_of_op.try_emplace(it->second, i);
-    if (!added && trace.gpu_events[longest->second].duration_ns < g.duration_ns) longest->second = i;
+    if (!added && trace.gpu_events[longest->second].duration_ns < g.duration_ns)
+      longest->second = i;
   }
   bytes_of_event_.assign(trace.gpu_events.size(), 0);
   for (const auto& [op_index, event] : longest_of_op) {
@@ -196,9 +200,9 @@ KernelEstimate KernelModel::estimate(std::uint32_t gpu_event) const {
   const bool host_copy =
       g.kind == GpuEventKind::kMemcpy && g.direction != CopyDirection::kDeviceToDevice;
   const std::string_view name = trace_.name(g.name);
-  const bool compute = g.kind == GpuEventKind::kKernel &&
-                       (name.find("gemm") != std::string_view::npos ||
-                        name.find("conv") != std::string_view::npos);
+  const bool compute =
+      g.kind == GpuEventKind::kKernel &&
+      (name.find("gemm") != std::string_view::npos || name.find("conv") != std::string_view::npos);
   const double factor = host_copy ? 0 : scale_factor(compute, shape.half);
   if (factor <= 0) return {recorded_s, KernelMethod::kRecorded};
   return {recorded_s * factor, KernelMethod::kScaled};

@@ -75,7 +75,7 @@ class KernelModel {
   Factors measured_factors() const;
   double scale_factor(bool compute, bool half) const;
 
-  std::vector<Shape> shape_of_event_;  ///< per gpu event: its op's work (flops 0: unknown)
+  std::vector<Shape> shape_of_event_;   ///< per gpu event: its op's work (flops 0: unknown)
   std::vector<double> bytes_of_event_;  ///< per kernel of a memory-bound op: bytes it moves
   Factors factors_;
 };

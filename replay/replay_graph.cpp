@@ -87,8 +87,8 @@ std::vector<CollectiveInstance> match_collectives(const ReplayGraph& g,
 
 }  // namespace
 
-OpId ReplayGraph::add(const Op& op, std::string_view name, std::uint32_t rank,
-                      std::uint32_t lane, TraceNs start_ns, TraceNs end_ns) {
+OpId ReplayGraph::add(const Op& op, std::string_view name, std::uint32_t rank, std::uint32_t lane,
+                      TraceNs start_ns, TraceNs end_ns) {
   rank_of_op.push_back(rank);
   lane_of_op.push_back(lane);
   recorded_start_ns.push_back(start_ns);

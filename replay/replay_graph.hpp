@@ -4,7 +4,8 @@
 // the ranks of one job. Simulated, it gives the replayed timeline (replay/replay_run.hpp).
 //
 //   ReplayGraph g = build_replay_graph(traces, machine, {});
-//   SimulationResult r = simulate(g.machine, g.graph, {.scheduler = {.host_threads = g.host_threads}});
+//   SimulationResult r = simulate(g.machine, g.graph, {.scheduler = {.host_threads =
+//   g.host_threads}});
 #pragma once
 
 #include <cstdint>
@@ -69,12 +70,12 @@ struct ReplayCounts {
   std::int64_t host_ops = 0;
   std::int64_t gpu_ops = 0;
   std::int64_t collectives = 0;
-  std::int64_t launches_without_gpu_op = 0;  ///< launch calls whose GPU op is not in the trace
-  std::int64_t gpu_ops_without_launch = 0;   ///< GPU ops with no launch call on any thread
-  std::int64_t blocking_calls = 0;           ///< synchronize / synchronous copy waits
-  std::int64_t polling_loops = 0;            ///< runs of cudaEventQuery read as one wait
-  std::int64_t graph_launches = 0;           ///< cudaGraphLaunch calls
-  std::int64_t cross_stream_edges = 0;       ///< from cuda_sync events
+  std::int64_t launches_without_gpu_op = 0;      ///< launch calls whose GPU op is not in the trace
+  std::int64_t gpu_ops_without_launch = 0;       ///< GPU ops with no launch call on any thread
+  std::int64_t blocking_calls = 0;               ///< synchronize / synchronous copy waits
+  std::int64_t polling_loops = 0;                ///< runs of cudaEventQuery read as one wait
+  std::int64_t graph_launches = 0;               ///< cudaGraphLaunch calls
+  std::int64_t cross_stream_edges = 0;           ///< from cuda_sync events
   std::int64_t inferred_cross_stream_edges = 0;  ///< read off the recorded start times
   /// --kernels modelled: GPU ops timed from their op's shapes, scaled, or left as recorded.
   std::int64_t kernels_from_shapes = 0;
@@ -91,8 +92,8 @@ struct ReplayGraph {
   OpGraph graph;
   std::uint32_t host_threads = 1;  ///< SchedulerOptions::host_threads for this graph
   std::vector<GpuOpInfo> gpu_ops;
-  std::vector<ReplayStep> steps;  ///< every rank's steps, by rank then start
-  std::vector<DeviceId> rank_gpu;  ///< the GPU each rank's first device runs on
+  std::vector<ReplayStep> steps;             ///< every rank's steps, by rank then start
+  std::vector<DeviceId> rank_gpu;            ///< the GPU each rank's first device runs on
   std::vector<std::uint32_t> trace_of_rank;  ///< index into the traces replayed by each rank
   /// Per op: its rank, and where it lay in the recording (the recorded trace of the overlay).
   std::vector<std::uint32_t> rank_of_op;

@@ -44,14 +44,16 @@ std::vector<Stretch> sweep(std::vector<Interval> intervals) {
     edges.push_back({i.start_ns, +1, i.work});
     edges.push_back({i.end_ns, -1, i.work});
   }
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at_ns < b.at_ns; });
+  std::sort(edges.begin(), edges.end(),
+            [](const Edge& a, const Edge& b) { return a.at_ns < b.at_ns; });
   std::vector<Stretch> stretches;
   int running[kWorkKinds] = {0, 0, 0};
   for (std::size_t i = 0; i < edges.size(); ++i) {
     running[static_cast<int>(edges[i].work)] += edges[i].delta;
     if (i + 1 < edges.size() && edges[i + 1].at_ns > edges[i].at_ns &&
         (running[0] > 0 || running[1] > 0 || running[2] > 0))
-      stretches.push_back({edges[i].at_ns, edges[i + 1].at_ns, {running[0], running[1], running[2]}});
+      stretches.push_back(
+          {edges[i].at_ns, edges[i + 1].at_ns, {running[0], running[1], running[2]}});
   }
   return stretches;
 }
@@ -92,7 +94,8 @@ std::vector<RankTimelines> rank_timelines(const ReplayGraph& g,
     const GpuEvent& event = traces[g.trace_of_rank[info.rank]].gpu_events[info.event];
     const GpuWork work = work_of(event);
     recorded[info.rank].push_back({event.start_ns, event.start_ns + event.duration_ns, work});
-    replayed[info.rank].push_back({sim.start_ns[info.op] + info.lead_ns, sim.end_ns[info.op], work});
+    replayed[info.rank].push_back(
+        {sim.start_ns[info.op] + info.lead_ns, sim.end_ns[info.op], work});
   }
   // Modelled collectives: their ring's transfers (the graph's only copies) are the
   // communication time of the rank whose GPU sends.
@@ -174,9 +177,9 @@ ReplayResult read_replay(const ReplayGraph& g, const std::vector<KinetoTrace>& t
     }
     for (const ReplayStep& step : g.steps)
       if (step.rank == r && selected(step.name, selection))
-        result.steps.push_back(step_result(r, step.name, step.recorded_start_ns,
-                                           step.recorded_end_ns, replayed_at(step.start, simulation),
-                                           replayed_at(step.end, simulation), timelines[r]));
+        result.steps.push_back(step_result(
+            r, step.name, step.recorded_start_ns, step.recorded_end_ns,
+            replayed_at(step.start, simulation), replayed_at(step.end, simulation), timelines[r]));
   }
   if (result.steps.empty())
     throw InputError("--steps: no profiler step of the trace is in the range given");
@@ -196,15 +199,15 @@ SimulateOptions replay_simulate_options(const ReplayGraph& g) {
 
 ReplayResult run_replay_isolated(const ReplayGraph& g, const std::vector<KinetoTrace>& traces,
                                  const StepSelection& selection) {
-  return read_replay(g, traces,
-                     simulate_isolated(g.machine, g.graph, replay_simulate_options(g)), selection);
+  return read_replay(g, traces, simulate_isolated(g.machine, g.graph, replay_simulate_options(g)),
+                     selection);
 }
 
 ReplayResult run_replay(const ReplayGraph& g, const std::vector<KinetoTrace>& traces,
                         const StepSelection& selection,
                         std::span<SchedulerObserver* const> observers) {
-  return read_replay(g, traces,
-                     simulate(g.machine, g.graph, replay_simulate_options(g), observers), selection);
+  return read_replay(g, traces, simulate(g.machine, g.graph, replay_simulate_options(g), observers),
+                     selection);
 }
 
 }  // namespace opsim::replay

@@ -4,7 +4,8 @@
 //
 //   ReplayGraph g = build_replay_graph(traces, machine);
 //   ReplayResult r = run_replay(g, traces);
-//   for (const StepResult& s : r.steps) std::printf("%s %+.1f %%\n", s.name.c_str(), 100 * s.error);
+//   for (const StepResult& s : r.steps) std::printf("%s %+.1f %%\n", s.name.c_str(), 100 *
+//   s.error);
 #pragma once
 
 #include <cstdint>

@@ -35,10 +35,11 @@ Trace replay_trace(const ReplayGraph& g, const std::vector<KinetoTrace>& traces,
     const Op& op = g.graph.op(id);
     TraceOp t;
     t.name = std::string(g.graph.name(id));
-    t.op_class = gpu_info[id]
-                     ? gpu_op_class(
-                           traces[g.trace_of_rank[gpu_info[id]->rank]].gpu_events[gpu_info[id]->event], op)
-                     : host_op_class(t.name);
+    t.op_class =
+        gpu_info[id]
+            ? gpu_op_class(
+                  traces[g.trace_of_rank[gpu_info[id]->rank]].gpu_events[gpu_info[id]->event], op)
+            : host_op_class(t.name);
     t.device = g.machine.device(op.device).name;
     t.lane = g.lane_of_op[id];
     const TraceNs lead_ns = gpu_info[id] ? gpu_info[id]->lead_ns : 0;  // shown where work starts

@@ -123,9 +123,9 @@ std::string ms(double seconds) {
 
 void print_table(const ReplayCommandOptions& o, const ReplayGraph& g,
                  const std::vector<KinetoTrace>& traces, const ReplayResult& r) {
-  std::cout << "Replay of " << traces.size() << " trace" << (traces.size() > 1 ? "s" : "")
-            << " on " << g.machine.name() << " (kernels " << o.kernels << ", collectives "
-            << o.collectives << ")\n\n";
+  std::cout << "Replay of " << traces.size() << " trace" << (traces.size() > 1 ? "s" : "") << " on "
+            << g.machine.name() << " (kernels " << o.kernels << ", collectives " << o.collectives
+            << ")\n\n";
   TextTable table({"rank", "step", "recorded", "replayed", "error", "compute", "comm exposed",
                    "copy exposed", "GPU idle"},
                   {true, false, true, true, true, true, true, true, true});
@@ -169,7 +169,8 @@ void write_traces(const ReplayCommandOptions& o, const ReplayGraph& g,
   const Trace replayed = replay_trace(g, traces, &r.simulation);
   const std::filesystem::path dir = o.trace_dir;
   write_chrome_trace(replayed, dir / (stem + ".replayed.json"));
-  write_chrome_trace(calibration::overlay_traces(recorded, replayed), dir / (stem + ".overlay.json"));
+  write_chrome_trace(calibration::overlay_traces(recorded, replayed),
+                     dir / (stem + ".overlay.json"));
   if (o.format != "json")
     std::cout << "Traces: " << (dir / (stem + ".replayed.json")).string() << ", "
               << (dir / (stem + ".overlay.json")).string() << " (recorded vs replayed)\n";

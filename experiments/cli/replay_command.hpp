@@ -17,7 +17,7 @@ struct ReplayCommandOptions {
   std::string profile;   ///< a calibrated profile, instead of topology
   std::string kernels = "recorded";
   std::string collectives = "recorded";
-  std::uint32_t ranks = 0;  ///< 0: one per trace
+  std::uint32_t ranks = 0;    ///< 0: one per trace
   std::string steps = "all";  ///< "all", "K" or "K..M"
   std::string format = "table";
   std::string trace_dir;

@@ -1,9 +1,10 @@
 // Replay of small traces written in code: each dependency kind a real trace has, checked by
 // the replayed times it must give.
+#include "replay/replay_graph.hpp"
+
 #include <gtest/gtest.h>
 
 #include "common/input_error.hpp"
-#include "replay/replay_graph.hpp"
 #include "replay/replay_run.hpp"
 #include "tests/replay/replay_trace_builder.hpp"
 #include "topologies/topology_catalog.hpp"
@@ -13,7 +14,8 @@ namespace {
 
 using testing::TraceBuilder;
 
-ReplayResult replay(const std::vector<KinetoTrace>& traces, const std::string& topology = "pcie-switch:2") {
+ReplayResult replay(const std::vector<KinetoTrace>& traces,
+                    const std::string& topology = "pcie-switch:2") {
   const ReplayGraph g = build_replay_graph(traces, resolve_topology(topology));
   return run_replay_isolated(g, traces);
 }
@@ -64,7 +66,8 @@ KinetoTrace gpu_bound_step(double kernel_scale) {
   }
   b.runtime(main, "cudaDeviceSynchronize", 420, gpu_free_us - 420 + 4, 100);
   KinetoTrace t = b.build();
-  for (GpuEvent& e : t.gpu_events) e.duration_ns = static_cast<TraceNs>(e.duration_ns * kernel_scale);
+  for (GpuEvent& e : t.gpu_events)
+    e.duration_ns = static_cast<TraceNs>(e.duration_ns * kernel_scale);
   return t;
 }
 
@@ -137,8 +140,10 @@ TEST(ReplayGraph, ACollectiveStartsWhenEveryRankHasReachedIt) {
   // the transfer itself takes 200 us (rank 1's recorded part).
   TraceBuilder a("rank0.json"), b("rank1.json");
   const auto t0 = a.thread(1), t1 = b.thread(2);
-  a.runtime(t0, "cudaLaunchKernel", 90, 10, 1).collective("ncclKernel_AllReduce", 100, 500, 40, 1, 1024);
-  b.runtime(t1, "cudaLaunchKernel", 390, 10, 1).collective("ncclKernel_AllReduce", 400, 200, 40, 1, 1024);
+  a.runtime(t0, "cudaLaunchKernel", 90, 10, 1)
+      .collective("ncclKernel_AllReduce", 100, 500, 40, 1, 1024);
+  b.runtime(t1, "cudaLaunchKernel", 390, 10, 1)
+      .collective("ncclKernel_AllReduce", 400, 200, 40, 1, 1024);
   const std::vector<KinetoTrace> traces = {a.build(), b.build()};
   const ReplayGraph g = build_replay_graph(traces, resolve_topology("pcie-switch:2"));
   EXPECT_EQ(g.counts.collectives, 1);
@@ -155,8 +160,10 @@ TEST(ReplayGraph, ACollectiveStartsWhenEveryRankHasReachedIt) {
 std::vector<KinetoTrace> allreduce_of_two_ranks() {
   TraceBuilder a("rank0.json"), b("rank1.json");
   const auto t0 = a.thread(1), t1 = b.thread(2);
-  a.runtime(t0, "cudaLaunchKernel", 90, 10, 1).collective("ncclKernel_AllReduce", 100, 500, 40, 1, 4'000'000);
-  b.runtime(t1, "cudaLaunchKernel", 390, 10, 1).collective("ncclKernel_AllReduce", 400, 200, 40, 1, 4'000'000);
+  a.runtime(t0, "cudaLaunchKernel", 90, 10, 1)
+      .collective("ncclKernel_AllReduce", 100, 500, 40, 1, 4'000'000);
+  b.runtime(t1, "cudaLaunchKernel", 390, 10, 1)
+      .collective("ncclKernel_AllReduce", 400, 200, 40, 1, 4'000'000);
   return {a.build(), b.build()};
 }
 
