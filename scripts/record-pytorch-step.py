@@ -26,6 +26,7 @@ import stat
 import sys
 import tempfile
 import time
+import warnings
 
 PROG = "record-pytorch-step.py"
 MEMORY_LIMIT_BYTES = 4 << 30  # what one recording may need, parameters and activations together
@@ -95,7 +96,7 @@ def parse_arguments(argv):
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="trace to write, NAME.json or NAME.json.gz (gzip)")
     arguments = parser.parse_args(argv)
-    arguments.command = " ".join(shlex.quote(word) for word in [PROG] + list(argv))
+    arguments.command = " ".join(shlex.quote(word) for word in ["scripts/" + PROG] + list(argv))
     fill_default_sizes(arguments)
     return arguments
 
@@ -238,11 +239,12 @@ def build_model(torch, arguments):
 
 
 def make_host_batch(torch, arguments, dtype):
-    """One batch in host memory (pinned for CUDA); each step copies it to the device."""
+    """One batch in host memory (pinned for CUDA); each step copies it to the device. The
+    targets are float32 or class indices: the loss is computed in float32."""
     size, batch = arguments.input_size, arguments.batch
     if arguments.model == "mlp":
         inputs = torch.randn(batch, size, dtype=dtype)
-        targets = torch.randn(batch, size, dtype=dtype)
+        targets = torch.randn(batch, size)
     else:
         inputs = torch.randn(batch, 3, size, size, dtype=dtype)
         targets = torch.randint(0, CNN_CLASSES, (batch,))
@@ -277,7 +279,10 @@ class Training:
         inputs = self.host_inputs.to(self.device, non_blocking=True)
         targets = self.host_targets.to(self.device, non_blocking=True)
         self.optimizer.zero_grad(set_to_none=True)
-        loss = self.loss_function(self.model(inputs), targets)
+        outputs = self.model(inputs)
+        if outputs.dtype != self.torch.float32:
+            outputs = outputs.float()  # as mixed precision does (torch 1.13 has no CPU bf16 MSE)
+        loss = self.loss_function(outputs, targets)
         loss.backward()
         self.optimizer.step()
         if self.device.type == "cuda":
@@ -299,6 +304,8 @@ def record(torch, arguments, training, raw_trace_path):
         export_trace(torch, profiler, raw_trace_path)
         exported.append(raw_trace_path)
 
+    # torch 2.x warns that a schedule's later cycles drop earlier events; there is one cycle
+    warnings.filterwarnings("ignore", message=".*Profiler clears events at the end of each cycle")
     step_ns = []
     with profiler_api.profile(activities=activities, schedule=schedule, record_shapes=True,
                               on_trace_ready=export) as profiler:
@@ -385,7 +392,18 @@ def recording_metadata(torch, arguments):
 def device_name(torch, arguments):
     if arguments.device == "cuda":
         return torch.cuda.get_device_name()
-    return "cpu"
+    return f"cpu ({cpu_model()})"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "model unknown"
 
 
 def write_output(output, raw_trace_path, trace, torch, arguments):
