@@ -370,10 +370,12 @@ def load_trace(path):
 
 
 def profiler_step_spans(trace):
-    return [event for event in trace["traceEvents"]
-            if isinstance(event, dict) and event.get("ph") == "X"
-            and event.get("cat") == "user_annotation"
-            and str(event.get("name", "")).startswith("ProfilerStep#")]
+    """The host's ProfilerStep#N spans, in time order (not the GPU's gpu_user_annotation)."""
+    spans = [event for event in trace["traceEvents"]
+             if isinstance(event, dict) and event.get("ph") == "X"
+             and event.get("cat") == "user_annotation"
+             and str(event.get("name", "")).startswith("ProfilerStep#")]
+    return sorted(spans, key=lambda span: float(span.get("ts", 0)))
 
 
 def recording_metadata(torch, arguments):
