@@ -435,7 +435,7 @@ def describe_run(torch, arguments):
     kineto = "Kineto" if torch.autograd.kineto_available() else \
         "no Kineto: trace written from the profiler's events"
     return (f"torch {torch.__version__} ({kineto}), device {device_name(torch, arguments)}, "
-            f"{torch.get_num_threads()} threads, {shape}, batch {arguments.batch}, "
+            f"threads {torch.get_num_threads()}, {shape}, batch {arguments.batch}, "
             f"{arguments.dtype}, {arguments.optimizer}")
 
 
