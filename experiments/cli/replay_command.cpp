@@ -146,6 +146,10 @@ void print_table(const ReplayCommandOptions& o, const ReplayGraph& g,
             << c.cross_stream_edges + c.inferred_cross_stream_edges << " cross-stream waits ("
             << c.inferred_cross_stream_edges << " read off start times), " << c.collectives
             << " collectives joined across ranks, " << c.graph_launches << " CUDA graph launches\n";
+  if (c.launches_without_gpu_op > 0 || c.gpu_ops_without_launch > 0)
+    std::cout << "not paired: " << c.launches_without_gpu_op
+              << " launches whose GPU op is not in the trace, " << c.gpu_ops_without_launch
+              << " GPU ops whose launch is not (outside the profiled window or thread)\n";
   if (o.collectives == "modelled")
     std::cout << "collectives: " << c.collectives_modelled << " simulated as rings, "
               << c.collectives_kept_recorded
