@@ -107,9 +107,10 @@ std::vector<TraceNs> start_gaps(const RankGpuOps& rank, const KinetoTrace& trace
 }
 
 // The op's time: recorded, or (--kernels modelled) the target GPU's.
-double op_seconds(ReplayGraph& g, const KernelModel* model, const GpuEvent& event,
-                  std::uint32_t index) {
-  if (model == nullptr) return static_cast<double>(event.duration_ns) * 1e-9;
+KernelEstimate op_time(ReplayGraph& g, const KernelModel* model, const GpuEvent& event,
+                       std::uint32_t index) {
+  if (model == nullptr)
+    return {static_cast<double>(event.duration_ns) * 1e-9, KernelMethod::kRecorded};
   const KernelEstimate estimate = model->estimate(index);
   switch (estimate.method) {
     case KernelMethod::kShapes:
@@ -122,7 +123,7 @@ double op_seconds(ReplayGraph& g, const KernelModel* model, const GpuEvent& even
       ++g.counts.kernels_recorded;
       break;
   }
-  return estimate.seconds;
+  return estimate;
 }
 
 void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::uint32_t rank_index,
@@ -159,10 +160,11 @@ void add_ops(ReplayGraph& g, RankGpuOps& rank, const KinetoTrace& trace, std::ui
     op.device = where.gpu;
     op.stream = where.stream;
     op.fixed_time = true;
-    op.seconds = op_seconds(g, model ? &*model : nullptr, event, e);
+    const KernelEstimate time = op_time(g, model ? &*model : nullptr, event, e);
+    op.seconds = time.seconds;
     rank.op_of_event[e] = g.add(op, op_name(rank_index, trace.name(event.name)), rank_index,
                                 where.lane, event.start_ns, event.start_ns + event.duration_ns);
-    g.gpu_ops.push_back({rank_index, e, rank.op_of_event[e], 0});
+    g.gpu_ops.push_back({rank_index, e, rank.op_of_event[e], 0, time.method});
   }
   for (const RecordedStream& stream : rank.streams)
     for (std::size_t i = 1; i < stream.events.size(); ++i)

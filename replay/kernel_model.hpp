@@ -16,17 +16,9 @@
 
 #include "hw_models/gpu_model.hpp"
 #include "replay/kineto_trace.hpp"
+#include "replay/replay_graph.hpp"
 
 namespace opsim::replay {
-
-enum class KernelMethod : std::uint8_t {
-  kShapes,    ///< flops and bytes from the launching op's Input Dims, timed by the model
-  kScaled,    ///< recorded time x (recording GPU's peak / target's peak) for its class
-  kRecorded,  ///< the recorded time: collectives, copies to or from the host, and every op
-              ///< of a recording GPU whose peaks are not known
-};
-
-std::string_view to_string(KernelMethod method);
 
 struct KernelEstimate {
   double seconds = 0;

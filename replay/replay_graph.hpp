@@ -36,6 +36,15 @@ struct ReplayOptions {
   std::uint32_t ranks = 0;
 };
 
+enum class KernelMethod : std::uint8_t {
+  kShapes,    ///< flops and bytes from the launching op's Input Dims, timed by the model
+  kScaled,    ///< recorded time x (recording GPU's peak / target's peak) for its class
+  kRecorded,  ///< the recorded time: collectives, copies to or from the host, and every op
+              ///< of a recording GPU whose peaks are not known
+};
+
+std::string_view to_string(KernelMethod method);
+
 /// What one GPU event became.
 struct GpuOpInfo {
   std::uint32_t rank = 0;
@@ -46,6 +55,7 @@ struct GpuOpInfo {
   /// it waited for on another stream ending): the GPU's own cost of starting it, and any
   /// wait the trace does not explain.
   TraceNs lead_ns = 0;
+  KernelMethod method = KernelMethod::kRecorded;  ///< where its time came from
 };
 
 /// A recorded host time on one thread and the op that starts there in the replay.

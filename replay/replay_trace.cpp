@@ -35,6 +35,9 @@ Trace replay_trace(const ReplayGraph& g, const std::vector<KinetoTrace>& traces,
     const Op& op = g.graph.op(id);
     TraceOp t;
     t.name = std::string(g.graph.name(id));
+    if (simulation && gpu_info[id] && gpu_info[id]->method != KernelMethod::kRecorded)
+      t.name +=
+          gpu_info[id]->method == KernelMethod::kShapes ? " [time from shapes]" : " [time scaled]";
     t.op_class =
         gpu_info[id]
             ? gpu_op_class(

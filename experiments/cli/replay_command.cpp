@@ -218,6 +218,9 @@ Command register_replay_command(CLI::App& opsim) {
   cmd->add_option("--collectives", o->collectives,
                   "Collective times: recorded, or modelled (a ring on the machine's links)")
       ->check(CLI::IsMember({"recorded", "modelled"}));
+  cmd->add_option("--algorithm", o->algorithm,
+                  "Collective algorithm for --collectives modelled: ring")
+      ->check(CLI::IsMember({"ring"}));
   cmd->add_option("--ranks", o->ranks,
                   "Ranks to replay (default: one per trace); more replicates the traces, each "
                   "rank on its own GPU, collectives over all")

@@ -17,8 +17,9 @@ struct ReplayCommandOptions {
   std::string profile;   ///< a calibrated profile, instead of topology
   std::string kernels = "recorded";
   std::string collectives = "recorded";
-  std::uint32_t ranks = 0;    ///< 0: one per trace
-  std::string steps = "all";  ///< "all", "K" or "K..M"
+  std::string algorithm = "ring";  ///< --collectives modelled: the collective algorithm
+  std::uint32_t ranks = 0;         ///< 0: one per trace
+  std::string steps = "all";       ///< "all", "K" or "K..M"
   std::string format = "table";
   std::string trace_dir;
   WhatIf what_if;
