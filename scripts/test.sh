@@ -38,7 +38,7 @@ if [ "${OPSIM_SKIP_ASAN:-0}" != "1" ]; then
   asan_targets=(hw_models_test topologies_test engine_test engine_trace_test exec_test
     sim_test experiments_test topology_yaml_replay calibration_profile_replay
     workload_json_replay chrome_trace_replay kineto_trace_replay sweep_spec_replay
-    kineto_trace_test)
+    kineto_trace_test replay_test)
   cmake --build build-asan -j "$(nproc)" --target "${asan_targets[@]}"
   # Any report fails the run; a test whose binary is not built above shows up as *_NOT_BUILT.
   # Left out as well: IsolatedRun.ReportsACrashClearly raises SIGSEGV in a child on purpose and
