@@ -95,7 +95,11 @@ std::vector<TraceNs> start_gaps(const RankGpuOps& rank, const KinetoTrace& trace
       const std::uint32_t e = stream.events[i];
       const bool launched =
           !std::binary_search(rank.without_launch.begin(), rank.without_launch.end(), e);
-      TraceNs allowed_ns = launched ? rank.launch_end_ns[e] : trace.gpu_events[e].start_ns;
+      // Without a launch, only the op before it (or, first on its stream, the idle op that
+      // starts it where the recording did) let it start.
+      TraceNs allowed_ns = launched ? rank.launch_end_ns[e]
+                           : i == 0 ? trace.gpu_events[e].start_ns
+                                    : 0;
       allowed_ns = std::max(allowed_ns, other_stream_end_ns[e]);
       if (i > 0) {
         const GpuEvent& before = trace.gpu_events[stream.events[i - 1]];

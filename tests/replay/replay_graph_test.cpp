@@ -225,6 +225,25 @@ TEST(ReplayGraph, ATraceWithoutStepsIsOneStep) {
   EXPECT_NEAR(r.steps[0].replayed_s, 310e-6, 1e-9);
 }
 
+TEST(ReplayGraph, AGpuOnlyTraceKeepsItsStreamsTimes) {
+  TraceBuilder b;
+  b.kernel("a", 50, 100, 7, -1).kernel("b", 160, 40, 7, -1).kernel("c", 60, 10, 9, -1);
+  const ReplayResult r = replay({b.build()});
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_NEAR(r.steps[0].replayed_s, 200e-6, 1e-9);
+  EXPECT_EQ(r.steps[0].error, 0);
+}
+
+TEST(ReplayGraph, AStepOnAThreadWithoutRuntimeCallsKeepsItsLength) {
+  TraceBuilder b;
+  const auto main = b.thread(100), loader = b.thread(101);
+  b.step(loader, 5, 10, 500).cpu_op(loader, "aten::cat", 20, 30);
+  b.runtime(main, "cudaLaunchKernel", 0, 10, 1).kernel("k", 12, 800, 7, 1);
+  const ReplayResult r = replay({b.build()});
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_NEAR(r.steps[0].replayed_s, 500e-6, 1e-9);
+}
+
 TEST(ReplayGraph, AMachineWithTooFewGpusIsRefused) {
   TraceBuilder a, b;
   a.thread(1);
