@@ -1,6 +1,8 @@
 // opsim-gui: the timeline explorer. Starts simulating the default scenario (the book's 4-GPU
 // PCIe server, 160 MB, tree/cpu/split, communication only) so a new user sees a comparison
-// at once. Usage: opsim-gui [--no-run] [--smoke-test] [--screenshot FILE] [TRACE.json...]
+// at once. Traces given are opened beside it: opsim's own, or PyTorch profiler (Kineto)
+// traces, replayed and shown recorded against replayed.
+// Usage: opsim-gui [--no-run] [--smoke-test] [--screenshot FILE] [TRACE.json[.gz]...]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -47,8 +49,9 @@ int main(int argc, char** argv) {
                             QStringLiteral("Do not simulate the default scenario at start"));
   QCommandLineOption smoke(
       QStringLiteral("smoke-test"),
-      QStringLiteral("Show the window, wait for the first simulation (at most 60 s), "
-                     "grab it and exit 0 if the grab worked"));
+      QStringLiteral("Show the window, wait for the first simulation and the replays of the "
+                     "traces given (at most 120 s), grab it and exit 0 if the grab worked, "
+                     "2 if a trace given could not be opened"));
   QCommandLineOption shot(QStringLiteral("screenshot"),
                           QStringLiteral("Save the grabbed window here"), QStringLiteral("FILE"));
   parser.addOption(no_run);
@@ -59,20 +62,21 @@ int main(int argc, char** argv) {
 
   opsim::gui::MainWindow window(opsim::gui::MainWindow::Options{!parser.isSet(no_run), {}});
   window.show();
-  if (!parser.positionalArguments().isEmpty()) {
-    for (const QString& e : window.open_traces(parser.positionalArguments())) {
-      std::fprintf(stderr, "opsim-gui: %s\n", qPrintable(e));
-    }
-  }
+  QObject::connect(&window, &opsim::gui::MainWindow::load_failed, [](const QString& e) {
+    std::fprintf(stderr, "opsim-gui: %s\n", qPrintable(e));
+  });
+  if (!parser.positionalArguments().isEmpty()) window.open_traces(parser.positionalArguments());
   if (!parser.isSet(smoke)) return app.exec();
 
-  // Smoke test: the window is up on a real display; wait for the first run (or its failure).
+  // Smoke test: the window is up on a real display; wait for the first run (or its failure)
+  // and for the replays of the traces given.
   bool done = parser.isSet(no_run);
   QObject::connect(&window, &opsim::gui::MainWindow::simulation_done,
                    [&done](bool) { done = true; });
   QElapsedTimer clock;
   clock.start();
-  while (!done && clock.elapsed() < 60000) app.processEvents(QEventLoop::AllEvents, 50);
+  while ((!done || window.replays_running() > 0) && clock.elapsed() < 120000)
+    app.processEvents(QEventLoop::AllEvents, 50);
   for (int i = 0; i < 10; ++i) app.processEvents();
   const QPixmap pixmap = window.grab();
   std::printf("opsim-gui smoke test: platform %s, window %dx%d, status: %s\n",
@@ -80,5 +84,9 @@ int main(int argc, char** argv) {
               qPrintable(window.status_text()));
   if (pixmap.isNull() || !window.isVisible()) return 1;
   if (parser.isSet(shot) && !pixmap.save(parser.value(shot))) return 1;
-  return 0;
+  if (window.replays_running() > 0) {
+    std::fprintf(stderr, "opsim-gui: a replay did not finish within 120 s\n");
+    return 2;
+  }
+  return window.load_errors().isEmpty() ? 0 : 2;
 }

@@ -79,6 +79,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     topology_pane_->blockSignals(false);
     update_topology();
     update_range();
+    rebuild_steps();
   });
   // WASD and F work at once, without clicking into the timeline first.
   QTimer::singleShot(0, timeline_, [this] { timeline_->setFocus(); });
@@ -98,6 +99,7 @@ void MainWindow::build_ui() {
   tabs_->addTab(build_summary_tab(), tr("Summary"));
   tabs_->addTab(build_selection_tab(), tr("Selection"));
   tabs_->addTab(build_topology_tab(), tr("Topology"));
+  tabs_->addTab(build_steps_tab(), tr("Steps"));
   right->setStretchFactor(0, 3);
   right->setStretchFactor(1, 2);
   right->setSizes({560, 320});
@@ -139,6 +141,7 @@ void MainWindow::build_timeline_area(QSplitter* right) {
   auto* ruler_row = new QHBoxLayout;
   ruler_row->setContentsMargins(0, 0, scroll_->verticalScrollBar()->sizeHint().width(), 0);
   ruler_row->addWidget(ruler);
+  top_layout->addWidget(build_load_errors_banner(top));
   top_layout->addLayout(ruler_row);
   top_layout->addWidget(scroll_, 1);
 }
@@ -180,11 +183,35 @@ QWidget* MainWindow::build_topology_tab() {
   return topo_tab;
 }
 
+// The per-step error of the replays shown (recorded vs replayed ProfilerStep lengths).
+QWidget* MainWindow::build_steps_tab() {
+  steps_tab_ = new QWidget(tabs_);
+  auto* layout = new QVBoxLayout(steps_tab_);
+  auto* table = make_table(&steps_, steps_tab_);
+  table->setObjectName(QStringLiteral("step_error_table"));
+  layout->addWidget(table);
+  return steps_tab_;
+}
+
+// Why files could not be opened, one line each; hidden while there is nothing to say.
+QLabel* MainWindow::build_load_errors_banner(QWidget* parent) {
+  load_errors_label_ = new QLabel(parent);
+  load_errors_label_->setObjectName(QStringLiteral("load_errors"));
+  load_errors_label_->setStyleSheet(QStringLiteral(
+      "QLabel { background: #ffebe9; color: #82071e; border-bottom: 1px solid #ff8182; "
+      "padding: 4px 8px; }"));
+  load_errors_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  load_errors_label_->setWordWrap(true);
+  load_errors_label_->setVisible(false);
+  return load_errors_label_;
+}
+
 void MainWindow::build_file_menu() {
   auto* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open traces…"), QKeySequence::Open, this, [this] {
     const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Open traces"), QString(), tr("Chrome traces (*.json);;All files (*)"));
+        this, tr("Open traces"), QString(),
+        tr("opsim or PyTorch profiler traces (*.json *.json.gz);;All files (*)"));
     const QStringList errors = open_traces(paths);
     if (!errors.isEmpty())
       QMessageBox::warning(this, tr("Open traces"), errors.join(QLatin1Char('\n')));
@@ -193,6 +220,7 @@ void MainWindow::build_file_menu() {
     traces_.clear_files();
     file_rows_.clear();
     rebuild_summary();
+    clear_load_errors();
   });
   file->addSeparator();
   file->addAction(tr("Export view as &PNG…"), this, [this] {
@@ -313,28 +341,6 @@ void MainWindow::rebuild_summary() {
   std::vector<SummaryRow> rows = simulated_rows_;
   rows.insert(rows.end(), file_rows_.begin(), file_rows_.end());
   summary_.set_rows(std::move(rows));
-}
-
-QStringList MainWindow::open_traces(const QStringList& paths) {
-  QStringList errors;
-  for (const QString& path : paths) {
-    try {
-      std::shared_ptr<Trace> trace = load_trace_file(path.toStdString());
-      const QString title = QFileInfo(path).fileName();
-      SummaryRow row = summary_row_of(*trace);
-      row.name = title.toStdString();
-      row.trace_file = path.toStdString();
-      Pane pane;
-      pane.model = std::make_shared<TimelineModel>(std::move(trace), traces_.options());
-      pane.title = title;
-      traces_.add_file_pane(std::move(pane));
-      file_rows_.push_back(std::move(row));
-    } catch (const std::exception& e) {
-      errors << QString::fromStdString(e.what());
-    }
-  }
-  rebuild_summary();
-  return errors;
 }
 
 bool MainWindow::export_view(const QString& path) {

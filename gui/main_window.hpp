@@ -1,6 +1,7 @@
 // The timeline explorer's window: scenario panel on the left; the comparison timeline (ruler
 // + stacked panes, one time axis) on top; summary table and chart, selection details and
-// range stats, and the topology view in tabs below. Starts the default scenario at once.
+// range stats, the topology view and the per-step error of replays in tabs below; a banner
+// over the timeline says why a file could not be opened. Starts the default scenario at once.
 #pragma once
 
 #include <QMainWindow>
@@ -9,7 +10,9 @@
 #include "gui/range_stats_model.hpp"
 #include "gui/scenario.hpp"
 #include "gui/sim_runner.hpp"
+#include "gui/step_error_model.hpp"
 #include "gui/summary_model.hpp"
+#include "gui/trace_loader.hpp"
 #include "gui/trace_set.hpp"
 #include "gui/view_state.hpp"
 
@@ -43,13 +46,22 @@ class MainWindow : public QMainWindow {
   void simulate(const Scenario& scenario);
   /// Shows a finished run's summary and traces (what a simulation ends with).
   void show_result(const RunResult& result);
-  /// Opens trace files as extra panes; returns the error messages of files that failed.
+  /// Opens trace files as extra panes: opsim's traces at once (an overlay of a replay with its
+  /// ops paired and its step errors), PyTorch profiler (Kineto) traces replayed by a child
+  /// `opsim replay` first (replay_done reports each). Returns the messages of the files that
+  /// failed at once; every failure, now or later, is also shown in the window (load_errors())
+  /// and signalled (load_failed).
   QStringList open_traces(const QStringList& paths);
+  /// One line per file that could not be opened since the last open or close of files.
+  const QStringList& load_errors() const { return load_errors_; }
+  /// Replays started by open_traces() that have not reported yet.
+  int replays_running() const { return replays_running_; }
   /// Saves the timeline as it is shown (same axis and decorations): .svg or else PNG.
   bool export_view(const QString& path);
 
   const SummaryModel& summary_model() const { return summary_; }
   const RangeStatsModel& range_stats_model() const { return range_model_; }
+  const StepErrorModel& step_error_model() const { return steps_; }
   TraceSet& trace_set() { return traces_; }
   ViewState& view_state() { return state_; }
   SimRunner& runner() { return runner_; }
@@ -60,6 +72,10 @@ class MainWindow : public QMainWindow {
  signals:
   /// A simulation finished and its results are shown (or failed: ok false).
   void simulation_done(bool ok);
+  /// A replay of a PyTorch trace opened by open_traces() is shown (ok) or failed.
+  void replay_done(const QString& path, bool ok);
+  /// A file could not be opened: its one-line reason.
+  void load_failed(const QString& message);
 
  private:
   void build_ui();
@@ -69,6 +85,8 @@ class MainWindow : public QMainWindow {
   QWidget* build_summary_tab();
   QWidget* build_selection_tab();
   QWidget* build_topology_tab();
+  QWidget* build_steps_tab();
+  QLabel* build_load_errors_banner(QWidget* parent);
   void build_file_menu();
   void build_view_menu();
   void build_help_menu();
@@ -81,12 +99,21 @@ class MainWindow : public QMainWindow {
   void update_topology();
   void set_status(const QString& text, bool busy);
   void rebuild_summary();
+  // Opening files (main_window_open.cpp).
+  void open_trace(const QString& path, QStringList& errors);
+  void add_file_pane(const LoadedTrace& loaded, const QString& path, const QString& title);
+  void start_replay(const QString& path);
+  void on_replay_finished(const QString& path, const LoadedTrace& loaded);
+  void report_load_error(const QString& message);
+  void clear_load_errors();
+  void rebuild_steps();
 
   Options options_;
   TraceSet traces_;
   ViewState state_;
   SummaryModel summary_;
   RangeStatsModel range_model_;
+  StepErrorModel steps_;
   SimRunner runner_;
   std::vector<SummaryRow> simulated_rows_;
   std::vector<SummaryRow> file_rows_;
@@ -100,6 +127,10 @@ class MainWindow : public QMainWindow {
   TopologyView* topology_ = nullptr;
   QComboBox* topology_pane_ = nullptr;
   QLabel* status_ = nullptr;
+  QLabel* load_errors_label_ = nullptr;
+  QWidget* steps_tab_ = nullptr;
+  QStringList load_errors_;
+  int replays_running_ = 0;
   QProgressBar* progress_ = nullptr;
   QTimer* progress_timer_ = nullptr;
 };

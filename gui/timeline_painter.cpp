@@ -505,6 +505,16 @@ void paint_hovered_op(QPainter& p, const PaneFrame& f, std::uint32_t op) {
   }
 }
 
+/// An op's twin in an overlay: dashed outline, and a line from the op to it.
+void paint_twin(QPainter& p, const PaneFrame& f, std::uint32_t op, std::uint32_t twin) {
+  const auto twin_box = f.op_box(twin);
+  if (!twin_box) return;
+  p.setPen(QPen(kSelected, 1.5, Qt::DashLine));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(twin_box->adjusted(-1.5, -1.5, 1.5, 1.5));
+  if (const auto box = f.op_box(op)) p.drawLine(box->center(), twin_box->center());
+}
+
 void paint_lower_bound_line(QPainter& p, const PaneFrame& f, double lower_bound_ns) {
   const double x = f.x_at(lower_bound_ns);
   p.setPen(QPen(kLowerBound, 1.5, Qt::DashLine));
@@ -521,6 +531,10 @@ void paint_overlays(QPainter& p, const PaneFrame& f, const PaneDecor& decor) {
   if (decor.hovered_op && *decor.hovered_op < f.trace.ops.size() &&
       decor.hovered_op != decor.selected_op) {
     paint_hovered_op(p, f, *decor.hovered_op);
+  }
+  if (decor.twins && decor.twins->first < f.trace.ops.size() &&
+      decor.twins->second < f.trace.ops.size()) {
+    paint_twin(p, f, decor.twins->first, decor.twins->second);
   }
   if (decor.lower_bound_ns >= 0) paint_lower_bound_line(p, f, decor.lower_bound_ns);
   p.setRenderHint(QPainter::Antialiasing, false);

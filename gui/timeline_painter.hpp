@@ -34,6 +34,8 @@ struct PaneDecor {
   std::optional<std::uint32_t> selected_op;
   std::optional<std::uint32_t> hovered_op;
   bool show_critical_path = false;
+  /// (op, its twin) in an overlay: the twin outlined dashed and joined to the op by a line.
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> twins;
   std::optional<std::pair<double, double>> selection_ns;  ///< highlighted time range
 };
 

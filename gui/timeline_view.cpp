@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "gui/comparison_render.hpp"
+#include "gui/twin_tooltip.hpp"
 #include "hw_models/units.hpp"
 
 namespace opsim::gui {
@@ -42,6 +43,21 @@ void TimelineView::on_traces_changed() {
   update();
 }
 
+namespace {
+
+// The hovered op and its twin, else the selected op and its twin, in an overlay pane.
+std::optional<std::pair<std::uint32_t, std::uint32_t>> twin_decor(const Pane& pane,
+                                                                  const PaneDecor& decor) {
+  if (!pane.twins) return std::nullopt;
+  for (const auto& op : {decor.hovered_op, decor.selected_op}) {
+    if (!op) continue;
+    if (const auto twin = pane.twins->twin(*op)) return std::make_pair(*op, *twin);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<ComparisonPane> TimelineView::comparison_panes() const {
   std::vector<ComparisonPane> out;
   const auto& panes = traces_->panes();
@@ -57,6 +73,7 @@ std::vector<ComparisonPane> TimelineView::comparison_panes() const {
       cp.decor.show_critical_path = true;
     }
     if (const auto hov = state_->hovered_op(); hov && hov->pane == i) cp.decor.hovered_op = hov->op;
+    cp.decor.twins = twin_decor(p, cp.decor);
     out.push_back(std::move(cp));
   }
   return out;
@@ -197,7 +214,8 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
 }
 
 void TimelineView::show_tooltip(QPoint global_pos, const OpRef& ref) {
-  const Trace& t = traces_->panes()[static_cast<std::size_t>(ref.pane)].model->trace();
+  const Pane& pane = traces_->panes()[static_cast<std::size_t>(ref.pane)];
+  const Trace& t = pane.model->trace();
   const TraceOp& op = t.ops[ref.op];
   QString text = QStringLiteral("<b>%1</b> <i>%2</i><br>")
                      .arg(QString::fromStdString(op.name).toHtmlEscaped(),
@@ -213,6 +231,8 @@ void TimelineView::show_tooltip(QPoint global_pos, const OpRef& ref) {
     text += QStringLiteral("<br>") +
             tr("bytes: %1").arg(QString::fromStdString(format_bytes(op.bytes)));
   if (op.flops > 0) text += QStringLiteral("<br>") + tr("flops: %1").arg(op.flops, 0, 'g', 4);
+  if (pane.twins && pane.twins->twin(ref.op))
+    text += QStringLiteral("<br>") + twin_tooltip_html(pane.twins->timing(t, ref.op));
   QToolTip::showText(global_pos, text, this);
 }
 

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "gui/op_twins.hpp"
+#include "gui/replay_steps.hpp"
 #include "gui/timeline_model.hpp"
 
 namespace opsim::gui {
@@ -13,8 +15,10 @@ namespace opsim::gui {
 struct Pane {
   std::shared_ptr<const TimelineModel> model;
   QString title;
-  double lower_bound_ns = -1;  ///< < 0: unknown
-  bool from_file = false;      ///< opened by the user rather than simulated
+  double lower_bound_ns = -1;                ///< < 0: unknown
+  bool from_file = false;                    ///< opened by the user rather than simulated
+  std::shared_ptr<const OpTwins> twins;      ///< overlays: each op's twin, recorded vs replayed
+  std::shared_ptr<const ReplaySteps> steps;  ///< replays: each profiler step's error
 };
 
 class TraceSet : public QObject {

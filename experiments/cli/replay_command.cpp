@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.hpp"
 #include "common/input_error.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "experiments/calibration/validation.hpp"
@@ -91,8 +92,9 @@ std::map<std::string, std::int64_t> ignored_events(const std::vector<KinetoTrace
   return all;
 }
 
-void print_json(const ReplayCommandOptions& o, const ReplayGraph& g,
-                const std::vector<KinetoTrace>& traces, const ReplayResult& r) {
+// What `--format json` prints, and --trace-dir writes as <stem>.steps.json.
+nlohmann::json replay_json(const ReplayCommandOptions& o, const ReplayGraph& g,
+                           const std::vector<KinetoTrace>& traces, const ReplayResult& r) {
   nlohmann::json out = {{"traces", o.trace_paths},
                         {"machine", g.machine.name()},
                         {"kernels", o.kernels},
@@ -112,7 +114,7 @@ void print_json(const ReplayCommandOptions& o, const ReplayGraph& g,
   out["breakdown"] = breakdown_json(r.breakdown);
   out["graph"] = counts_json(g.counts);
   out["ignored_events"] = ignored_events(traces);
-  std::cout << out.dump(2) << "\n";
+  return out;
 }
 
 std::string ms(double seconds) {
@@ -175,9 +177,12 @@ void write_traces(const ReplayCommandOptions& o, const ReplayGraph& g,
   write_chrome_trace(replayed, dir / (stem + ".replayed.json"));
   write_chrome_trace(calibration::overlay_traces(recorded, replayed),
                      dir / (stem + ".overlay.json"));
+  // The overlay's step errors, for opsim-gui.
+  write_file_atomically(dir / (stem + ".steps.json"), replay_json(o, g, traces, r).dump(2) + "\n");
   if (o.format != "json")
     std::cout << "Traces: " << (dir / (stem + ".replayed.json")).string() << ", "
-              << (dir / (stem + ".overlay.json")).string() << " (recorded vs replayed)\n";
+              << (dir / (stem + ".overlay.json")).string() << " (recorded vs replayed), "
+              << (dir / (stem + ".steps.json")).string() << "\n";
 }
 
 }  // namespace
@@ -194,7 +199,7 @@ int run_replay_command(const ReplayCommandOptions& o) {
   const ReplayGraph g = build_replay_graph(traces, replay_machine(o, traces), options);
   const ReplayResult r = run_replay(g, traces, selection);
   if (o.format == "json")
-    print_json(o, g, traces, r);
+    std::cout << replay_json(o, g, traces, r).dump(2) << "\n";
   else
     print_table(o, g, traces, r);
   if (!o.trace_dir.empty()) write_traces(o, g, traces, r);
@@ -227,7 +232,8 @@ Command register_replay_command(CLI::App& opsim) {
       ->check(CLI::Range(1, 16384));
   cmd->add_option("--steps", o->steps, "Steps to report: all, K or K..M (ProfilerStep#K)");
   cmd->add_option("--trace-dir", o->trace_dir,
-                  "Write <trace>.replayed.json and <trace>.overlay.json (recorded vs replayed)")
+                  "Write <trace>.replayed.json, <trace>.overlay.json (recorded vs replayed) and "
+                  "<trace>.steps.json (the --format json report)")
       ->check(writable_directory("the trace directory"));
   add_format_option(*cmd, o->format, {"table", "json"});
   add_what_if_options(*cmd, o->what_if);

@@ -1,0 +1,111 @@
+// MainWindow: opening trace files. opsim's own traces are read at once; PyTorch profiler
+// (Kineto) traces are replayed by a child `opsim replay` and shown as the overlay it writes,
+// recorded against replayed. Files that cannot be opened are named, with why, in a banner
+// over the timeline.
+#include <QFileInfo>
+#include <QLabel>
+#include <QTabWidget>
+
+#include "gui/main_window.hpp"
+#include "gui/replay_runner.hpp"
+#include "gui/trace_format.hpp"
+
+namespace opsim::gui {
+
+namespace {
+
+// "rank0.json.gz — recorded vs replayed on pcie-switch-2gpu, median |error| 0.40 %".
+QString replay_title(const QString& file, const ReplaySteps* steps) {
+  if (steps == nullptr) return file;
+  return QObject::tr("%1 — recorded vs replayed on %2, median |error| %3 %")
+      .arg(file, QString::fromStdString(steps->machine))
+      .arg(steps->median_abs_error * 100, 0, 'f', 2);
+}
+
+}  // namespace
+
+QStringList MainWindow::open_traces(const QStringList& paths) {
+  clear_load_errors();
+  QStringList errors;
+  for (const QString& path : paths) open_trace(path, errors);
+  rebuild_summary();
+  return errors;
+}
+
+void MainWindow::open_trace(const QString& path, QStringList& errors) {
+  try {
+    if (trace_format_of_file(path.toStdString()) == TraceFormat::kKineto) {
+      start_replay(path);
+      return;
+    }
+    const LoadedTrace loaded = load_pane_trace(path.toStdString());
+    add_file_pane(loaded, path, replay_title(QFileInfo(path).fileName(), loaded.steps.get()));
+  } catch (const std::exception& e) {
+    errors << QString::fromStdString(e.what());
+    report_load_error(errors.back());
+  }
+}
+
+void MainWindow::add_file_pane(const LoadedTrace& loaded, const QString& path,
+                               const QString& title) {
+  SummaryRow row = summary_row_of(*loaded.trace);
+  row.name = QFileInfo(path).fileName().toStdString();
+  row.trace_file = path.toStdString();
+  Pane pane;
+  pane.model = std::make_shared<TimelineModel>(loaded.trace, traces_.options());
+  pane.title = title;
+  pane.twins = loaded.twins;
+  pane.steps = loaded.steps;
+  traces_.add_file_pane(std::move(pane));
+  file_rows_.push_back(std::move(row));
+}
+
+void MainWindow::start_replay(const QString& path) {
+  auto* runner = new ReplayRunner(path, options_.cli, this);
+  ++replays_running_;
+  connect(runner, &ReplayRunner::finished, this,
+          [this, runner](const QString& p, const LoadedTrace& loaded) {
+            runner->deleteLater();
+            --replays_running_;
+            on_replay_finished(p, loaded);
+            emit replay_done(p, true);
+          });
+  connect(runner, &ReplayRunner::failed, this,
+          [this, runner](const QString& p, const QString& message) {
+            runner->deleteLater();
+            --replays_running_;
+            report_load_error(message);
+            emit replay_done(p, false);
+          });
+  status_->setText(tr("Replaying %1 (opsim replay)…").arg(QFileInfo(path).fileName()));
+  runner->start();
+}
+
+void MainWindow::on_replay_finished(const QString& path, const LoadedTrace& loaded) {
+  add_file_pane(loaded, path, replay_title(QFileInfo(path).fileName(), loaded.steps.get()));
+  rebuild_summary();
+  status_->setText(tr("Replayed %1").arg(QFileInfo(path).fileName()));
+  if (loaded.steps) tabs_->setCurrentWidget(steps_tab_);
+}
+
+void MainWindow::report_load_error(const QString& message) {
+  load_errors_ << message;
+  load_errors_label_->setText(load_errors_.join(QLatin1Char('\n')));
+  load_errors_label_->setVisible(true);
+  status_->setText(tr("Cannot open: %1").arg(message));
+  emit load_failed(message);
+}
+
+void MainWindow::clear_load_errors() {
+  load_errors_.clear();
+  load_errors_label_->clear();
+  load_errors_label_->setVisible(false);
+}
+
+void MainWindow::rebuild_steps() {
+  std::vector<std::shared_ptr<const ReplaySteps>> replays;
+  for (const Pane& p : traces_.panes()) replays.push_back(p.steps);
+  steps_.set_replays(replays);
+}
+
+}  // namespace opsim::gui
