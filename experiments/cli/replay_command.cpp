@@ -13,6 +13,7 @@
 #include "replay/replay_run.hpp"
 #include "replay/replay_trace.hpp"
 #include "topologies/topology_catalog.hpp"
+#include "topologies/topology_yaml.hpp"
 
 namespace opsim {
 namespace {
@@ -42,11 +43,28 @@ StepSelection parse_steps(const std::string& text) {
 }
 
 Machine replay_machine(const ReplayCommandOptions& o, const std::vector<KinetoTrace>& traces) {
+  if (!o.profile.empty()) return apply_what_if(load_topology_file(o.profile), o.what_if);
   std::size_t gpus = 0;
   for (const KinetoTrace& t : traces) gpus += distinct_gpu_devices(t).size();
   const std::string topology =
       o.topology.empty() ? "pcie-switch:" + std::to_string(std::max<std::size_t>(1, gpus)) : o.topology;
   return apply_what_if(resolve_topology(topology), o.what_if);
+}
+
+// A --steps range that names no step of any trace is refused before the simulation runs. A
+// trace without step markers is one step, whatever the range.
+void check_steps_exist(const ReplayCommandOptions& o, const std::vector<KinetoTrace>& traces,
+                       const StepSelection& selection) {
+  if (o.steps == "all") return;
+  std::string have;
+  for (const KinetoTrace& t : traces) {
+    if (t.steps.empty()) return;
+    for (const StepSpan& s : t.steps)
+      if (s.number >= selection.first && s.number <= selection.last) return;
+    have = std::to_string(t.steps.front().number) + ".." + std::to_string(t.steps.back().number);
+  }
+  throw InputError(traces.front().path + ": --steps " + o.steps +
+                   ": no ProfilerStep#N of the trace is in that range (it has " + have + ")");
 }
 
 std::string percent(double fraction) {
@@ -73,7 +91,10 @@ nlohmann::json counts_json(const ReplayCounts& c) {
           {"cross_stream_waits", c.cross_stream_edges},
           {"inferred_cross_stream_waits", c.inferred_cross_stream_edges},
           {"launches_without_gpu_op", c.launches_without_gpu_op},
-          {"gpu_ops_without_launch", c.gpu_ops_without_launch}};
+          {"gpu_ops_without_launch", c.gpu_ops_without_launch},
+          {"kernels_from_shapes", c.kernels_from_shapes},
+          {"kernels_scaled", c.kernels_scaled},
+          {"kernels_recorded", c.kernels_recorded}};
 }
 
 std::map<std::string, std::int64_t> ignored_events(const std::vector<KinetoTrace>& traces) {
@@ -87,6 +108,7 @@ void print_json(const ReplayCommandOptions& o, const ReplayGraph& g,
                 const std::vector<KinetoTrace>& traces, const ReplayResult& r) {
   nlohmann::json out = {{"traces", o.trace_paths},
                         {"machine", g.machine.name()},
+                        {"profile", o.profile},
                         {"kernels", o.kernels},
                         {"collectives", o.collectives}};
   out["steps"] = nlohmann::json::array();
@@ -137,6 +159,10 @@ void print_table(const ReplayCommandOptions& o, const ReplayGraph& g,
             << c.cross_stream_edges + c.inferred_cross_stream_edges << " cross-stream waits ("
             << c.inferred_cross_stream_edges << " read off start times), " << c.collectives
             << " collectives joined across ranks, " << c.graph_launches << " CUDA graph launches\n";
+  if (o.kernels == "modelled")
+    std::cout << "GPU ops modelled: " << c.kernels_from_shapes << " timed from shapes, "
+              << c.kernels_scaled << " scaled by peak ratios, " << c.kernels_recorded
+              << " as recorded (collectives, host copies)\n";
   std::string ignored;
   for (const auto& [kind, count] : ignored_events(traces))
     ignored += (ignored.empty() ? "" : ", ") + kind + " " + std::to_string(count);
@@ -165,7 +191,10 @@ int run_replay_command(const ReplayCommandOptions& o) {
   const StepSelection selection = parse_steps(o.steps);
   std::vector<KinetoTrace> traces;
   for (const std::string& path : o.trace_paths) traces.push_back(read_kineto_trace(path));
-  const ReplayGraph g = build_replay_graph(traces, replay_machine(o, traces));
+  check_steps_exist(o, traces, selection);
+  ReplayOptions options;
+  if (o.kernels == "modelled") options.kernels = KernelTiming::kModelled;
+  const ReplayGraph g = build_replay_graph(traces, replay_machine(o, traces), options);
   const ReplayResult r = run_replay(g, traces, selection);
   if (o.format == "json")
     print_json(o, g, traces, r);
@@ -181,10 +210,18 @@ Command register_replay_command(CLI::App& opsim) {
       "replay", "Replay recorded PyTorch profiler traces (one per rank) and check each step");
   cmd->add_option("traces", o->trace_paths, "Kineto trace files (.json or .json.gz), one per rank")
       ->required();
-  cmd->add_option("--topology", o->topology,
-                  "Machine to replay on: preset, family or YAML (default: pcie-switch:N)");
-  cmd->add_option("--kernels", o->kernels, "GPU op times: recorded")
-      ->check(CLI::IsMember({"recorded"}));
+  CLI::Option* topology =
+      cmd->add_option("--topology", o->topology,
+                      "Machine to replay on: preset, family or YAML (default: pcie-switch:N)");
+  cmd->add_option("--profile", o->profile,
+                  "Calibrated profile YAML (opsim calibrate) to replay on, instead of --topology")
+      ->check(CLI::ExistingFile)
+      ->excludes(topology);
+  cmd->add_option("--kernels", o->kernels,
+                  "GPU op times: recorded, or modelled on the target GPU (from shapes, else "
+                  "scaled by peak ratios)")
+      ->check(CLI::IsMember({"recorded", "modelled"}))
+      ->capture_default_str();
   cmd->add_option("--collectives", o->collectives, "Collective times: recorded")
       ->check(CLI::IsMember({"recorded"}));
   cmd->add_option("--steps", o->steps, "Steps to report: all, K or K..M (ProfilerStep#K)");

@@ -1,4 +1,5 @@
-// `opsim replay TRACE... [--topology T] [--steps K..M] [--format json] [--trace-dir DIR]`:
+// `opsim replay TRACE... [--topology T | --profile FILE] [--kernels recorded|modelled]
+// [--steps K..M] [--format json] [--trace-dir DIR]`:
 // replay recorded PyTorch profiler traces (one per rank of one job) and compare each
 // profiler step's replayed length with its recorded one.
 #pragma once
@@ -14,6 +15,7 @@ namespace opsim {
 struct ReplayCommandOptions {
   std::vector<std::string> trace_paths;
   std::string topology;  ///< empty: pcie-switch:N for the GPUs the traces use
+  std::string profile;   ///< a calibrated profile YAML, used instead of topology
   std::string kernels = "recorded";
   std::string collectives = "recorded";
   std::string steps = "all";  ///< "all", "K" or "K..M"
