@@ -14,11 +14,18 @@ namespace {
 // host threads, then the joins between ranks.
 void check_machine(const std::vector<KinetoTrace>& traces, const Machine& machine) {
   std::size_t gpus_needed = 0;
-  for (const KinetoTrace& trace : traces) gpus_needed += distinct_gpu_devices(trace).size();
-  if (machine.gpus().size() < gpus_needed)
-    throw InputError("machine '" + machine.name() + "' has " +
-                     std::to_string(machine.gpus().size()) + " GPUs; the trace" +
-                     (traces.size() > 1 ? "s use " : " uses ") + std::to_string(gpus_needed));
+  std::string per_trace;  // "a.json.gz 1 GPU, b.json.gz 1 GPU"
+  for (const KinetoTrace& trace : traces) {
+    const std::size_t gpus = distinct_gpu_devices(trace).size();
+    gpus_needed += gpus;
+    per_trace += (per_trace.empty() ? "" : ", ") + trace.path + " " + std::to_string(gpus) +
+                 (gpus == 1 ? " GPU" : " GPUs");
+  }
+  const std::size_t gpus_there = machine.gpus().size();
+  if (gpus_there < gpus_needed)
+    throw InputError("machine '" + machine.name() + "' has " + std::to_string(gpus_there) +
+                     (gpus_there == 1 ? " GPU" : " GPUs") + "; the traces need " +
+                     std::to_string(gpus_needed) + " (" + per_trace + ")");
   if (machine.cpus().empty())
     throw InputError("machine '" + machine.name() + "' has no CPU to run the host threads on");
 }
