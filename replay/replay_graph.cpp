@@ -114,7 +114,9 @@ ReplayGraph build_replay_graph(const std::vector<KinetoTrace>& traces, Machine m
   g.host_threads = std::max<std::uint32_t>(1, next_thread);
   join_collectives(g, traces, ranks);
   if (g.graph.size() == 0)
-    throw InputError(traces.front().path + ": nothing to replay: no host or GPU events");
+    throw InputError(traces.front().path +
+                     ": nothing to replay: no GPU events, and no host thread with CUDA runtime "
+                     "calls or ProfilerStep markers");
   g.graph.validate(g.machine, "replay");
   return g;
 }

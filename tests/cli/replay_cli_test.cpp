@@ -336,6 +336,13 @@ std::vector<BadCase> bad_cases() {
        "t.json", "t.json: traceEvents: not a PyTorch profiler trace (an opsim trace"},
       {"kernel without args.stream", write_kernel_without_stream, "t.json",
        "t.json: traceEvents[1]: kernel without args.stream"},
+      {"host ops only, no steps or GPU work",
+       [](const fs::path& d) {
+         write_text(
+             d / "t.json",
+             R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 50}]})");
+       },
+       "t.json", "t.json: nothing to replay: no GPU events, and no host thread with CUDA runtime"},
       {"steps backwards", [](const fs::path&) {}, mlp + " --steps 9..3",
        "--steps: '9..3' runs backwards"},
       {"steps not a number", [](const fs::path&) {}, mlp + " --steps x",
