@@ -24,15 +24,21 @@ std::vector<std::uint32_t> traces_of_ranks(std::size_t traces, std::uint32_t ran
 void check_machine(const std::vector<KinetoTrace>& traces,
                    const std::vector<std::uint32_t>& trace_of_rank, const Machine& machine) {
   std::size_t gpus_needed = 0;
+  std::string per_trace;  // "a.json.gz 1 GPU, b.json.gz 1 GPU"
+  for (const KinetoTrace& trace : traces) {
+    const std::size_t gpus = distinct_gpu_devices(trace).size();
+    per_trace += (per_trace.empty() ? "" : ", ") + trace.path + " " + std::to_string(gpus) +
+                 (gpus == 1 ? " GPU" : " GPUs");
+  }
   for (std::uint32_t t : trace_of_rank) gpus_needed += distinct_gpu_devices(traces[t]).size();
-  if (machine.gpus().size() < gpus_needed)
-    throw InputError("machine '" + machine.name() + "' has " +
-                     std::to_string(machine.gpus().size()) + " GPUs; the replay" +
+  const std::size_t gpus_there = machine.gpus().size();
+  if (gpus_there < gpus_needed)
+    throw InputError("machine '" + machine.name() + "' has " + std::to_string(gpus_there) +
+                     (gpus_there == 1 ? " GPU" : " GPUs") + "; the " +
                      (trace_of_rank.size() > traces.size()
-                          ? " of " + std::to_string(trace_of_rank.size()) + " ranks uses "
-                      : traces.size() > 1 ? " of these traces uses "
-                                          : " of this trace uses ") +
-                     std::to_string(gpus_needed));
+                          ? std::to_string(trace_of_rank.size()) + " ranks need "
+                          : std::string(traces.size() > 1 ? "traces need " : "trace needs ")) +
+                     std::to_string(gpus_needed) + " (" + per_trace + ")");
   if (machine.cpus().empty())
     throw InputError("machine '" + machine.name() + "' has no CPU to run the host threads on");
 }
@@ -123,7 +129,9 @@ ReplayGraph build_replay_graph(const std::vector<KinetoTrace>& traces, Machine m
   g.host_threads = std::max<std::uint32_t>(1, next_thread);
   connect_collectives(g, traces, match_collectives(g, traces, ranks), options);
   if (g.graph.size() == 0)
-    throw InputError(traces.front().path + ": nothing to replay: no host or GPU events");
+    throw InputError(traces.front().path +
+                     ": nothing to replay: no GPU events, and no host thread with CUDA runtime "
+                     "calls or ProfilerStep markers");
   g.graph.validate(g.machine, "replay");
   return g;
 }

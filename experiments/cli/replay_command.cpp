@@ -14,6 +14,7 @@
 #include "replay/replay_run.hpp"
 #include "replay/replay_trace.hpp"
 #include "topologies/topology_catalog.hpp"
+#include "topologies/topology_yaml.hpp"
 
 namespace opsim {
 namespace {
@@ -43,14 +44,29 @@ StepSelection parse_steps(const std::string& text) {
 }
 
 Machine replay_machine(const ReplayCommandOptions& o, const std::vector<KinetoTrace>& traces) {
+  if (!o.profile.empty()) return apply_what_if(load_topology_file(o.profile), o.what_if);
   std::size_t gpus = 0;
   for (const KinetoTrace& t : traces) gpus += distinct_gpu_devices(t).size();
   if (o.ranks > traces.size()) gpus = gpus * o.ranks / traces.size();
-  if (!o.profile.empty() && !o.topology.empty())
-    throw InputError("--profile and --topology both name the machine: give one");
-  std::string topology = o.profile.empty() ? o.topology : o.profile;
+  std::string topology = o.topology;
   if (topology.empty()) topology = "pcie-switch:" + std::to_string(std::max<std::size_t>(1, gpus));
   return apply_what_if(resolve_topology(topology), o.what_if);
+}
+
+// A --steps range that names no step of any trace is refused before the simulation runs. A
+// trace without step markers is one step, whatever the range.
+void check_steps_exist(const ReplayCommandOptions& o, const std::vector<KinetoTrace>& traces,
+                       const StepSelection& selection) {
+  if (o.steps == "all") return;
+  std::string have;
+  for (const KinetoTrace& t : traces) {
+    if (t.steps.empty()) return;
+    for (const StepSpan& s : t.steps)
+      if (s.number >= selection.first && s.number <= selection.last) return;
+    have = std::to_string(t.steps.front().number) + ".." + std::to_string(t.steps.back().number);
+  }
+  throw InputError(traces.front().path + ": --steps " + o.steps +
+                   ": no ProfilerStep#N of the trace is in that range (it has " + have + ")");
 }
 
 std::string percent(double fraction) {
@@ -95,11 +111,9 @@ std::map<std::string, std::int64_t> ignored_events(const std::vector<KinetoTrace
 // What `--format json` prints, and --trace-dir writes as <stem>.steps.json.
 nlohmann::json replay_json(const ReplayCommandOptions& o, const ReplayGraph& g,
                            const std::vector<KinetoTrace>& traces, const ReplayResult& r) {
-  nlohmann::json out = {{"traces", o.trace_paths},
-                        {"machine", g.machine.name()},
-                        {"kernels", o.kernels},
-                        {"collectives", o.collectives},
-                        {"ranks", g.trace_of_rank.size()}};
+  nlohmann::json out = {{"traces", o.trace_paths},      {"machine", g.machine.name()},
+                        {"profile", o.profile},         {"kernels", o.kernels},
+                        {"collectives", o.collectives}, {"ranks", g.trace_of_rank.size()}};
   out["steps"] = nlohmann::json::array();
   for (const StepResult& s : r.steps)
     out["steps"].push_back({{"rank", s.rank},
@@ -157,8 +171,9 @@ void print_table(const ReplayCommandOptions& o, const ReplayGraph& g,
               << c.collectives_kept_recorded
               << " kept as recorded (all-to-all, send/recv or no size in the trace)\n";
   if (o.kernels == "modelled")
-    std::cout << "GPU op times: " << c.kernels_from_shapes << " from shapes, " << c.kernels_scaled
-              << " scaled by peak ratios, " << c.kernels_recorded << " as recorded\n";
+    std::cout << "GPU ops modelled: " << c.kernels_from_shapes << " timed from shapes, "
+              << c.kernels_scaled << " scaled by peak ratios, " << c.kernels_recorded
+              << " as recorded (collectives, host copies)\n";
   std::string ignored;
   for (const auto& [kind, count] : ignored_events(traces))
     ignored += (ignored.empty() ? "" : ", ") + kind + " " + std::to_string(count);
@@ -191,6 +206,7 @@ int run_replay_command(const ReplayCommandOptions& o) {
   const StepSelection selection = parse_steps(o.steps);
   std::vector<KinetoTrace> traces;
   for (const std::string& path : o.trace_paths) traces.push_back(read_kineto_trace(path));
+  check_steps_exist(o, traces, selection);
   ReplayOptions options;
   options.kernels = o.kernels == "modelled" ? KernelTiming::kModelled : KernelTiming::kRecorded;
   options.collectives =
@@ -212,17 +228,22 @@ Command register_replay_command(CLI::App& opsim) {
       "replay", "Replay recorded PyTorch profiler traces (one per rank) and check each step");
   cmd->add_option("traces", o->trace_paths, "Kineto trace files (.json or .json.gz), one per rank")
       ->required();
-  cmd->add_option("--topology", o->topology,
-                  "Machine to replay on: preset, family or YAML (default: pcie-switch:N)");
+  CLI::Option* topology =
+      cmd->add_option("--topology", o->topology,
+                      "Machine to replay on: preset, family or YAML (default: pcie-switch:N)");
   cmd->add_option("--profile", o->profile,
-                  "A calibrated profile (opsim calibrate) to replay on, instead of --topology");
+                  "Calibrated profile YAML (opsim calibrate) to replay on, instead of --topology")
+      ->check(CLI::ExistingFile)
+      ->excludes(topology);
   cmd->add_option("--kernels", o->kernels,
-                  "GPU op times: recorded, or modelled on the machine's GPU (GEMMs and "
-                  "convolutions from their shapes, other ops scaled by peak ratios)")
-      ->check(CLI::IsMember({"recorded", "modelled"}));
+                  "GPU op times: recorded, or modelled on the target GPU (GEMMs and "
+                  "convolutions from their shapes, other ops scaled)")
+      ->check(CLI::IsMember({"recorded", "modelled"}))
+      ->capture_default_str();
   cmd->add_option("--collectives", o->collectives,
                   "Collective times: recorded, or modelled (a ring on the machine's links)")
-      ->check(CLI::IsMember({"recorded", "modelled"}));
+      ->check(CLI::IsMember({"recorded", "modelled"}))
+      ->capture_default_str();
   cmd->add_option("--algorithm", o->algorithm,
                   "Collective algorithm for --collectives modelled: ring")
       ->check(CLI::IsMember({"ring"}));

@@ -1,4 +1,5 @@
-// `opsim replay TRACE... [--topology T] [--steps K..M] [--format json] [--trace-dir DIR]`:
+// `opsim replay TRACE... [--topology T | --profile FILE] [--kernels recorded|modelled]
+// [--steps K..M] [--format json] [--trace-dir DIR]`:
 // replay recorded PyTorch profiler traces (one per rank of one job) and compare each
 // profiler step's replayed length with its recorded one.
 #pragma once

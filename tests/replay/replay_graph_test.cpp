@@ -245,7 +245,7 @@ TEST(ReplayGraph, AStepOnAThreadWithoutRuntimeCallsKeepsItsLength) {
 }
 
 TEST(ReplayGraph, AMachineWithTooFewGpusIsRefused) {
-  TraceBuilder a, b;
+  TraceBuilder a("a.json"), b("b.json");
   a.thread(1);
   b.thread(2);
   a.kernel("k", 0, 1, 7, -1);
@@ -254,7 +254,9 @@ TEST(ReplayGraph, AMachineWithTooFewGpusIsRefused) {
     build_replay_graph({a.build(), b.build()}, resolve_topology("pcie-switch:1"));
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "machine 'pcie-switch:1' has 1 GPUs; the replay of these traces uses 2");
+    EXPECT_STREQ(
+        e.what(),
+        "machine 'pcie-switch:1' has 1 GPU; the traces need 2 (a.json 1 GPU, b.json 1 GPU)");
   }
 }
 
