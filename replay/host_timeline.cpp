@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "replay/kernel_model.hpp"
+#include "replay/thread_wakes.hpp"
 
 namespace opsim::replay {
 namespace {
@@ -33,6 +34,9 @@ TraceNs median_launch_ns(const KinetoTrace& trace) {
   std::nth_element(durations.begin(), durations.begin() + durations.size() / 2, durations.end());
   return durations[durations.size() / 2];
 }
+
+// A launch this much longer than the trace's median one may have waited for the GPU.
+constexpr TraceNs kBlockedLaunchNs = 100'000;
 
 // Builds one thread's chain: appends ops, each after the one before, and notes which op
 // starts at each step boundary.
@@ -77,7 +81,7 @@ class ThreadBuilder {
     if (launched != nullptr && !is_synchronizing_call(name) &&
         std::none_of(launched->begin(), launched->end(),
                      [&](std::uint32_t e) { return end_of(e) <= end_ns; })) {
-      launch(c, *launched);
+      if (!launch_waited(c, *launched)) launch(c, *launched);
       return;
     }
     if (launched != nullptr) {  // a copy that ended within its call: the call waited for it
@@ -91,6 +95,48 @@ class ThreadBuilder {
     if (is_launch_call(name)) ++g_.counts.launches_without_gpu_op;
     append(c.start_ns, end_ns, name);
     cursor_ns_ = end_ns;
+  }
+
+  // A launch far longer than the trace's usual one that returned as the GPU freed up waited
+  // for it: the launch queue was full (its op waited in the queue past the call, and the
+  // call returned as another op ended), or the launch drained the GPU first (loading a
+  // kernel's module, say: every stream's work launched before it ended within the call).
+  // It waits for those ops in the replay, so a faster GPU frees it sooner.
+  bool launch_waited(const HostEvent& c, const std::vector<std::uint32_t>& launched) {
+    if (c.duration_ns < kBlockedLaunchNs + 10 * launch_ns_) return false;
+    const TraceNs end_ns = c.start_ns + c.duration_ns;
+    std::vector<std::uint32_t> targets = queue_freed_by(c, launched);
+    if (targets.empty()) targets = drained(c);
+    if (targets.empty()) return false;
+    blocking(c.start_ns, end_ns, launch_ns_, targets, &launched, trace_.name(c.name));
+    return true;
+  }
+
+  std::vector<std::uint32_t> queue_freed_by(const HostEvent& c,
+                                            const std::vector<std::uint32_t>& launched) const {
+    const TraceNs end_ns = c.start_ns + c.duration_ns;
+    const bool queued = std::all_of(launched.begin(), launched.end(), [&](std::uint32_t e) {
+      return trace_.gpu_events[e].start_ns > end_ns;
+    });
+    const std::int64_t freed_by =
+        latest_end_within(std::max(c.start_ns, end_ns - options_.wait_tolerance_ns), end_ns);
+    if (!queued || freed_by < 0) return {};
+    return {static_cast<std::uint32_t>(freed_by)};
+  }
+
+  std::vector<std::uint32_t> drained(const HostEvent& c) const {
+    std::vector<std::uint32_t> last;
+    TraceNs latest_ns = -1;
+    for (std::uint32_t s = 0; s < gpu_.streams.size(); ++s) {
+      const std::int64_t e = gpu_.last_launched_before(s, c.start_ns);
+      if (e < 0) continue;
+      const TraceNs end_ns = end_of(static_cast<std::uint32_t>(e));
+      if (end_ns > c.start_ns + c.duration_ns) return {};  // still running: not drained
+      last.push_back(static_cast<std::uint32_t>(e));
+      latest_ns = std::max(latest_ns, end_ns);
+    }
+    if (latest_ns < c.start_ns + launch_ns_) return {};  // the GPU was idle: no wait
+    return last;
   }
 
   // A run of cudaEventQuery calls: the thread polled until the GPU op that ended between
@@ -127,7 +173,7 @@ class ThreadBuilder {
     gap_until(end_ns);
     for (; next_cut_ < cuts_.size(); ++next_cut_) pending_.push_back(cuts_[next_cut_]);
     for (TraceNs t : pending_)
-      if (last_ != kNone) marks_[t] = {t, last_, true};
+      if (last_ != kNone) marks_[t] = {t, last_, true, last_};
     return marks_;
   }
 
@@ -158,10 +204,10 @@ class ThreadBuilder {
   OpId chain(const Op& op, TraceNs start_ns, TraceNs end_ns, std::string_view what) {
     const OpId id = g_.add(op, "r" + std::to_string(rank_) + " " + std::string(what), rank_, lane_,
                            start_ns, end_ns);
+    for (TraceNs t : pending_) marks_[t] = {t, id, false, last_};
+    pending_.clear();
     if (last_ != kNone) g_.graph.add_dependency(last_, id);
     last_ = id;
-    for (TraceNs t : pending_) marks_[t] = {t, id, false};
-    pending_.clear();
     ++g_.counts.host_ops;
     return id;
   }
@@ -340,25 +386,101 @@ void replay_calls(ThreadBuilder& builder, const KinetoTrace& trace, const Thread
 
 }  // namespace
 
+namespace {
+
+// The threads replayed as chains: those with runtime calls or steps (or, modelling a CPU-only
+// trace, every thread).
+std::vector<std::uint32_t> replayed_threads(const KinetoTrace& trace,
+                                            const std::vector<ThreadSpan>& spans,
+                                            bool cpu_only_model) {
+  std::vector<std::uint32_t> threads;
+  for (std::uint32_t t = 0; t < spans.size(); ++t) {
+    const bool has_steps = std::any_of(trace.steps.begin(), trace.steps.end(),
+                                       [t](const StepSpan& s) { return s.thread == t; });
+    if (spans[t].has_runtime_calls || has_steps || cpu_only_model) threads.push_back(t);
+  }
+  return threads;
+}
+
+// The threads that launch GPU work: the ones that hand each other a step's work. (A
+// watchdog that only polls events wakes on a timer, not when another thread finishes.)
+std::vector<std::uint32_t> launching_threads(const KinetoTrace& trace,
+                                             const std::vector<std::uint32_t>& threads) {
+  std::vector<bool> launches(trace.threads.size(), false);
+  for (const HostEvent& e : trace.host_events)
+    if (e.kind == HostEventKind::kRuntime && is_launch_call(trace.name(e.name)))
+      launches[e.thread] = true;
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t t : threads)
+    if (launches[t]) out.push_back(t);
+  return out;
+}
+
+// Each thread's cut points: its steps' bounds, and where it slept, was woken and resumed or
+// woke another.
+std::map<std::uint32_t, std::vector<TraceNs>> cut_points(const KinetoTrace& trace,
+                                                         const std::vector<ThreadWake>& wakes) {
+  std::map<std::uint32_t, std::vector<TraceNs>> cuts;
+  for (const StepSpan& step : trace.steps) {
+    cuts[step.thread].push_back(step.start_ns);
+    cuts[step.thread].push_back(step.start_ns + step.duration_ns);
+  }
+  for (const ThreadWake& w : wakes) {
+    for (TraceNs t : {w.idle_from_ns, w.woken_ns, w.resumed_ns}) cuts[w.sleeper].push_back(t);
+    cuts[w.waker].push_back(w.woken_ns);
+  }
+  for (auto& [thread, list] : cuts) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  return cuts;
+}
+
+// Whether `to` can be reached from `from` along dependencies.
+bool reaches(const OpGraph& graph, OpId from, OpId to) {
+  std::vector<bool> seen(graph.size(), false);
+  std::vector<OpId> stack = {from};
+  seen[from] = true;
+  while (!stack.empty()) {
+    const OpId op = stack.back();
+    stack.pop_back();
+    if (op == to) return true;
+    graph.for_each_successor(op, [&](OpId next) {
+      if (!seen[next]) seen[next] = true, stack.push_back(next);
+    });
+  }
+  return false;
+}
+
+// The sleeper's idle time until the waker's event ended takes no time of its own: it waits
+// for the waker to get there in the replay; the recorded delay after it stays. A wake that
+// would close a cycle with what the GPU side already ties (a synchronize read off a trace
+// whose times disagree, say) is left out.
+void tie_wake(ReplayGraph& g, const ThreadWake& w, const std::map<TraceNs, TimelineMark>& sleeper,
+              const std::map<TraceNs, TimelineMark>& waker) {
+  const TimelineMark& woken_by = waker.at(w.woken_ns);
+  const OpId idle = sleeper.at(w.idle_from_ns).op, wait_end = sleeper.at(w.woken_ns).op;
+  if (woken_by.before == ~OpId{0} || reaches(g.graph, wait_end, woken_by.before)) return;
+  for (OpId op = idle; op < wait_end; ++op) g.graph.mutable_op(op).seconds = 0;
+  g.graph.add_dependency(woken_by.before, wait_end);
+  ++g.counts.thread_wakes;
+}
+
+}  // namespace
+
 std::uint32_t add_host_threads(ReplayGraph& g, const KinetoTrace& trace, std::uint32_t rank,
                                const RankGpuOps& gpu, std::uint32_t first_thread,
                                const ReplayOptions& options) {
   const DeviceId cpu = g.machine.cpus().front();
+  const bool cpu_only_model =
+      options.kernels == KernelTiming::kModelled && trace.gpu_events.empty();
   const std::vector<ThreadSpan> spans = thread_spans(trace);
+  const std::vector<std::uint32_t> threads = replayed_threads(trace, spans, cpu_only_model);
+  const std::vector<ThreadWake> wakes = find_thread_wakes(trace, launching_threads(trace, threads));
+  auto cuts = cut_points(trace, wakes);
+  std::map<std::uint32_t, std::map<TraceNs, TimelineMark>> marks;
   std::uint32_t added = 0;
-  for (std::uint32_t t = 0; t < spans.size(); ++t) {
-    std::vector<TraceNs> cuts;
-    std::vector<const StepSpan*> steps;
-    for (const StepSpan& step : trace.steps)
-      if (step.thread == t) {
-        cuts.push_back(step.start_ns);
-        cuts.push_back(step.start_ns + step.duration_ns);
-        steps.push_back(&step);
-      }
-    const bool cpu_only_model =
-        options.kernels == KernelTiming::kModelled && trace.gpu_events.empty();
-    if (!spans[t].has_runtime_calls && steps.empty() && !cpu_only_model) continue;
-    std::sort(cuts.begin(), cuts.end());
+  for (std::uint32_t t : threads) {
     const HostThread& thread = trace.threads[t];
     const std::uint32_t lane =
         g.add_lane({.name = "r" + std::to_string(rank) + " thread " + std::to_string(thread.tid) +
@@ -368,17 +490,18 @@ std::uint32_t add_host_threads(ReplayGraph& g, const KinetoTrace& trace, std::ui
                     .kind = LaneKind::kHost,
                     .capacity_bytes_per_s = 0});
     ThreadBuilder builder(g, trace, gpu, rank, cpu, static_cast<std::int32_t>(first_thread + added),
-                          lane, std::move(cuts), options);
+                          lane, std::move(cuts[t]), options);
     builder.start_at(spans[t].begin_ns);
-    replay_calls(builder, trace, spans[t],
-                 options.kernels == KernelTiming::kModelled && trace.gpu_events.empty());
-    const auto marks = builder.finish(spans[t].end_ns);
-    for (const StepSpan* step : steps) {
-      const TraceNs end_ns = step->start_ns + step->duration_ns;
-      g.steps.push_back({rank, "ProfilerStep#" + std::to_string(step->number), step->start_ns,
-                         end_ns, marks.at(step->start_ns), marks.at(end_ns)});
-    }
+    replay_calls(builder, trace, spans[t], cpu_only_model);
+    marks[t] = builder.finish(spans[t].end_ns);
     ++added;
+  }
+  for (const ThreadWake& w : wakes) tie_wake(g, w, marks.at(w.sleeper), marks.at(w.waker));
+  for (const StepSpan& step : trace.steps) {
+    const TraceNs end_ns = step.start_ns + step.duration_ns;
+    const auto& thread_marks = marks.at(step.thread);
+    g.steps.push_back({rank, "ProfilerStep#" + std::to_string(step.number), step.start_ns, end_ns,
+                       thread_marks.at(step.start_ns), thread_marks.at(end_ns)});
   }
   return added;
 }

@@ -63,6 +63,7 @@ struct TimelineMark {
   TraceNs recorded_ns = 0;
   OpId op = 0;
   bool at_op_end = false;  ///< the mark is where `op` ends (a thread's last event)
+  OpId before = ~OpId{0};  ///< the thread's op that ends at the mark (none: its first op)
 };
 
 /// A profiler step of one rank: where it starts and ends on its thread, recorded and replayed.
@@ -80,12 +81,13 @@ struct ReplayCounts {
   std::int64_t host_ops = 0;
   std::int64_t gpu_ops = 0;
   std::int64_t collectives = 0;
-  std::int64_t launches_without_gpu_op = 0;      ///< launch calls whose GPU op is not in the trace
-  std::int64_t gpu_ops_without_launch = 0;       ///< GPU ops with no launch call on any thread
-  std::int64_t blocking_calls = 0;               ///< synchronize / synchronous copy waits
-  std::int64_t polling_loops = 0;                ///< runs of cudaEventQuery read as one wait
-  std::int64_t graph_launches = 0;               ///< cudaGraphLaunch calls
-  std::int64_t cross_stream_edges = 0;           ///< from cuda_sync events
+  std::int64_t launches_without_gpu_op = 0;  ///< launch calls whose GPU op is not in the trace
+  std::int64_t gpu_ops_without_launch = 0;   ///< GPU ops with no launch call on any thread
+  std::int64_t blocking_calls = 0;           ///< synchronize / synchronous copy waits
+  std::int64_t polling_loops = 0;            ///< runs of cudaEventQuery read as one wait
+  std::int64_t thread_wakes = 0;             ///< a host thread woken by another (thread_wakes.hpp)
+  std::int64_t graph_launches = 0;           ///< cudaGraphLaunch calls
+  std::int64_t cross_stream_edges = 0;       ///< from cuda_sync events
   std::int64_t inferred_cross_stream_edges = 0;  ///< read off the recorded start times
   /// --kernels modelled: GPU ops timed from their op's shapes, scaled, or left as recorded.
   std::int64_t kernels_from_shapes = 0;

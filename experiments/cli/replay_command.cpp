@@ -89,6 +89,7 @@ nlohmann::json counts_json(const ReplayCounts& c) {
           {"collectives_joined", c.collectives},
           {"blocking_calls", c.blocking_calls},
           {"polling_loops", c.polling_loops},
+          {"thread_wakes", c.thread_wakes},
           {"graph_launches", c.graph_launches},
           {"cross_stream_waits", c.cross_stream_edges},
           {"inferred_cross_stream_waits", c.inferred_cross_stream_edges},
@@ -159,9 +160,11 @@ void print_table(const ReplayCommandOptions& o, const ReplayGraph& g,
   const ReplayCounts& c = g.counts;
   std::cout << "graph: " << c.host_ops << " host ops, " << c.gpu_ops << " GPU ops, "
             << c.blocking_calls << " blocking calls, " << c.polling_loops << " polling loops, "
-            << c.cross_stream_edges + c.inferred_cross_stream_edges << " cross-stream waits ("
-            << c.inferred_cross_stream_edges << " read off start times), " << c.collectives
-            << " collectives joined across ranks, " << c.graph_launches << " CUDA graph launches\n";
+            << c.thread_wakes << " threads woken by others, " << c.thread_wakes
+            << " threads woken by others, " << c.cross_stream_edges + c.inferred_cross_stream_edges
+            << " cross-stream waits (" << c.inferred_cross_stream_edges
+            << " read off start times), " << c.collectives << " collectives joined across ranks, "
+            << c.graph_launches << " CUDA graph launches\n";
   if (c.launches_without_gpu_op > 0 || c.gpu_ops_without_launch > 0)
     std::cout << "not paired: " << c.launches_without_gpu_op
               << " launches whose GPU op is not in the trace, " << c.gpu_ops_without_launch
