@@ -176,11 +176,13 @@ TEST(TopologyFamilies, IbClusterOfDgxH100s) {
   // Inside a server: the dgx-h100 NVSwitch; across servers on one rail: leaf only.
   EXPECT_EQ(path_of(m, "gpu8", "gpu15"), (std::vector<std::string>{"gpu8", "nvsw1", "gpu15"}));
   EXPECT_EQ(path_of(m, "gpu0", "gpu8"),
-            (std::vector<std::string>{"gpu0", "sw0", "nic0", "ibleaf0", "nic8", "sw4", "gpu8"}));
+            (std::vector<std::string>{"gpu0", "sw0", "nic0", "ibleaf0", "nic8", "sw8", "gpu8"}));
+  EXPECT_EQ(path_of(m, "gpu1", "gpu9"),
+            (std::vector<std::string>{"gpu1", "sw1", "nic1", "ibleaf1", "nic9", "sw9", "gpu9"}));
   // Across rails: over the spine.
   EXPECT_EQ(path_of(m, "gpu7", "gpu8"),
-            (std::vector<std::string>{"gpu7", "sw3", "nic6", "ibleaf6", "ibspine0", "ibleaf0",
-                                      "nic8", "sw4", "gpu8"}));
+            (std::vector<std::string>{"gpu7", "sw7", "nic7", "ibleaf7", "ibspine0", "ibleaf0",
+                                      "nic8", "sw8", "gpu8"}));
   const Link& nic = m.link(*m.find_link("nic0-ibleaf0"));
   EXPECT_EQ(nic.model.kind, LinkKind::kInfiniband);
   EXPECT_DOUBLE_EQ(nic.model.bytes_per_s, 50e9);
@@ -189,10 +191,10 @@ TEST(TopologyFamilies, IbClusterOfDgxH100s) {
   const double s = 1e9;
   EXPECT_NEAR(ring_allreduce_bound_s(m, s), 2.0 * 15 / 16 * s / 50e9, 1e-12);
   // Oversubscribed 4:1, the spine (2 x 50 / 4 = 25 GB/s per leaf) binds instead. Both of
-  // the ring's crossings (gpu7 -> gpu8, gpu15 -> gpu0) leave on rail 6 and arrive on rail 0
-  // (single-path routing takes the lowest-numbered ties), so they share leaf 6's uplink.
+  // the ring's crossings (gpu7 -> gpu8, gpu15 -> gpu0) leave on rail 7 and arrive on rail 0
+  // (each GPU's own NIC), so they share leaf 7's uplink and leaf 0's downlink.
   const Machine over = resolve_topology("ib-cluster:2x8@400/4");
-  EXPECT_DOUBLE_EQ(over.link(*over.find_link("ibleaf6-ibspine0")).model.bytes_per_s, 25e9);
+  EXPECT_DOUBLE_EQ(over.link(*over.find_link("ibleaf7-ibspine0")).model.bytes_per_s, 25e9);
   EXPECT_NEAR(ring_allreduce_bound_s(over, s), 2.0 * 15 / 16 * 2 * s / 25e9, 1e-12);
 }
 

@@ -545,7 +545,8 @@ TEST(TopologyPresets, RingFormulaOnTheNvlinkRing) {
 // to one aggregate NVSwitch; every GPU pair crosses it in two hops and a ring allreduce is
 // bound by one port: 2(n-1)/n * S/B.
 void expect_nvswitch_box(const std::string& name, int generation, int links,
-                         double per_gpu_bytes_per_s, double gpu_memory_bytes_per_s) {
+                         double per_gpu_bytes_per_s, double gpu_memory_bytes_per_s,
+                         const std::string& gpu7_switch) {
   SCOPED_TRACE(name);
   const Machine m = resolve_topology(name);
   ASSERT_EQ(m.gpus().size(), 8u);
@@ -581,7 +582,7 @@ void expect_nvswitch_box(const std::string& name, int generation, int links,
     }
   // GPUs and NICs reach the CPUs over PCIe.
   EXPECT_EQ(path(m, "gpu0", "cpu0"), (std::vector<std::string>{"gpu0", "sw0", "cpu0"}));
-  EXPECT_EQ(path(m, "gpu7", "nic7"), (std::vector<std::string>{"gpu7", "sw3", "nic7"}));
+  EXPECT_EQ(path(m, "gpu7", "nic7"), (std::vector<std::string>{"gpu7", gpu7_switch, "nic7"}));
   // Ring allreduce, bandwidth term: 2(n-1) steps of S/n over each GPU's port.
   const int n = 8;
   const double s = 1e9;
@@ -598,7 +599,7 @@ void expect_nvswitch_box(const std::string& name, int generation, int links,
 }
 
 TEST(TopologyPresets, DgxA100NvswitchFabric) {
-  expect_nvswitch_box("dgx-a100", 3, 12, 300e9, 2039e9);
+  expect_nvswitch_box("dgx-a100", 3, 12, 300e9, 2039e9, "sw3");
   const Machine m = resolve_topology("dgx-a100");
   EXPECT_DOUBLE_EQ(m.device(id(m, "gpu0")).gpu.fp16_flops_per_s, 312e12);
   EXPECT_EQ(m.device(id(m, "cpu0")).cpu.cores, 64);
@@ -606,8 +607,13 @@ TEST(TopologyPresets, DgxA100NvswitchFabric) {
 }
 
 TEST(TopologyPresets, DgxH100NvswitchFabric) {
-  expect_nvswitch_box("dgx-h100", 4, 18, 450e9, 3.35e12);
+  expect_nvswitch_box("dgx-h100", 4, 18, 450e9, 3.35e12, "sw7");
   const Machine m = resolve_topology("dgx-h100");
+  // Each GPU shares its PCIe switch with its own NIC only (rail affinity).
+  EXPECT_EQ(path(m, "gpu1", "nic1"), (std::vector<std::string>{"gpu1", "sw1", "nic1"}));
+  EXPECT_EQ(path(m, "gpu1", "nic0"),
+            (std::vector<std::string>{"gpu1", "sw1", "cpu0", "sw0", "nic0"}));
+  EXPECT_EQ(path(m, "gpu5", "cpu1"), (std::vector<std::string>{"gpu5", "sw5", "cpu1"}));
   EXPECT_DOUBLE_EQ(m.device(id(m, "gpu0")).gpu.fp16_flops_per_s, 989.4e12);
   EXPECT_EQ(m.device(id(m, "cpu0")).cpu.cores, 56);
   EXPECT_DOUBLE_EQ(link_between(m, "gpu0", "sw0")->model.bytes_per_s, 3.938e9 * 16);
