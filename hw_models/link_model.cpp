@@ -12,6 +12,7 @@ std::string_view to_string(LinkKind kind) {
     case LinkKind::kSata: return "sata";
     case LinkKind::kMemoryBus: return "memory";
     case LinkKind::kGeneric: return "generic";
+    case LinkKind::kInfiniband: return "infiniband";
   }
   return "generic";
 }
@@ -41,6 +42,20 @@ LinkModel LinkModel::ethernet(double gigabits_per_s) {
   model.kind = LinkKind::kEthernet;
   model.bytes_per_s = gigabits_per_s * 1e9 / 8.0;
   model.latency_s = 10e-6;
+  return model;
+}
+
+LinkModel LinkModel::infiniband(double gigabits_per_s) {
+  LinkModel model;
+  model.kind = LinkKind::kInfiniband;
+  model.bytes_per_s = gigabits_per_s * 1e9 / 8.0;
+  model.latency_s = 0.6e-6;
+  return model;
+}
+
+LinkModel LinkModel::roce(double gigabits_per_s) {
+  LinkModel model = ethernet(gigabits_per_s);
+  model.latency_s = 1e-6;
   return model;
 }
 

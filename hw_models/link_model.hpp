@@ -6,7 +6,7 @@
 
 namespace opsim {
 
-enum class LinkKind { kPcie, kNvlink, kEthernet, kSata, kMemoryBus, kGeneric };
+enum class LinkKind { kPcie, kNvlink, kEthernet, kSata, kMemoryBus, kGeneric, kInfiniband };
 
 std::string_view to_string(LinkKind kind);
 
@@ -26,6 +26,11 @@ struct LinkModel {
   static LinkModel nvlink(int generation, int links);
   /// Ethernet at `gigabits_per_s` (10, 25, 100 ...), 10 us latency through a switch.
   static LinkModel ethernet(double gigabits_per_s);
+  /// InfiniBand at `gigabits_per_s` (HDR 200, NDR 400), 0.6 us per link: a NIC-switch-NIC
+  /// path (two links) takes about 1.2 us, as ib_write_lat measures through one switch.
+  static LinkModel infiniband(double gigabits_per_s);
+  /// RoCE: Ethernet with RDMA, 1 us per link (about 2 us NIC-switch-NIC).
+  static LinkModel roce(double gigabits_per_s);
 };
 
 }  // namespace opsim

@@ -17,6 +17,8 @@ constexpr int kMaxSwitchGpus = 16384;
 constexpr int kMaxServers = 4096;
 constexpr int kMaxGpusPerServer = 256;
 constexpr double kDefaultClusterGbitPerS = 100.0;
+constexpr double kDefaultIbGbitPerS = 400.0;  // NDR
+constexpr double kMaxOversubscription = 64.0;
 
 const EmbeddedPreset* find_preset(std::string_view name) {
   for (const EmbeddedPreset& preset : embedded_presets())
@@ -69,6 +71,48 @@ Machine resolve_cluster(std::string_view spec, std::string_view arg) {
   return make_cluster_machine(*servers, *gpus, gbit_per_s);
 }
 
+/// The whole of `text` as a number in [min, max], else nullopt.
+std::optional<double> whole_number(std::string_view text, double min, double max) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value >= min) ||
+      !(value <= max))
+    return std::nullopt;
+  return value;
+}
+
+Machine resolve_ib_cluster(std::string_view spec, std::string_view arg) {
+  const std::string usage =
+      "expected ib-cluster:NODESxGPUS[@GBITS][/OVERSUB] with 1 <= NODES <= " +
+      std::to_string(kMaxServers) + ", 1 <= GPUS <= " + std::to_string(kMaxGpusPerServer) +
+      ", GBITS the Gbit/s of each NIC (default 400) and OVERSUB the spine's oversubscription "
+      "ratio from 1 to 64 (default 1), e.g. ib-cluster:4x8@200/2";
+  double oversubscription = 1.0;
+  if (auto slash = arg.find('/'); slash != std::string_view::npos) {
+    auto value = whole_number(arg.substr(slash + 1), 1.0, kMaxOversubscription);
+    if (!value) bad_family(spec, usage);
+    oversubscription = *value;
+    arg = arg.substr(0, slash);
+  }
+  double gbit_per_s = kDefaultIbGbitPerS;
+  if (auto at = arg.find('@'); at != std::string_view::npos) {
+    auto value = whole_number(arg.substr(at + 1), 1e-3, 1e6);
+    if (!value) bad_family(spec, usage);
+    gbit_per_s = *value;
+    arg = arg.substr(0, at);
+  }
+  const auto x = arg.find('x');
+  if (x == std::string_view::npos) bad_family(spec, usage);
+  auto nodes = whole_int(arg.substr(0, x), 1, kMaxServers);
+  auto gpus = whole_int(arg.substr(x + 1), 1, kMaxGpusPerServer);
+  if (!nodes || !gpus) bad_family(spec, usage);
+  if (*gpus == 8) {
+    const Machine dgx = resolve_topology("dgx-h100");
+    return make_ib_cluster_machine(*nodes, *gpus, gbit_per_s, oversubscription, &dgx);
+  }
+  return make_ib_cluster_machine(*nodes, *gpus, gbit_per_s, oversubscription, nullptr);
+}
+
 std::string valid_names() {
   std::string names;
   for (const TopologyInfo& info : list_topologies()) {
@@ -99,6 +143,7 @@ Machine resolve_topology(std::string_view name) {
     return make_pcie_switch_machine(*n);
   }
   if (starts_with(name, "cluster:")) return resolve_cluster(name, name.substr(8));
+  if (starts_with(name, "ib-cluster:")) return resolve_ib_cluster(name, name.substr(11));
   const std::string path(name);
   std::error_code ec;
   if (name.find('/') != std::string_view::npos || ends_with(name, ".yaml") ||
@@ -128,6 +173,12 @@ std::vector<TopologyInfo> list_topologies() {
                     "M servers of G GPUs (as pcie-switch:G) with NICs on one Ethernet switch; "
                     "GBITS Gbit/s Ethernet, default 100",
                     std::nullopt, true, "cluster:2x4@10"});
+  result.push_back({"ib-cluster:NODESxGPUS[@GBITS][/OVERSUB]",
+                    "NODES servers of GPUS H100s (as dgx-h100 for 8, else on PCIe 5.0 "
+                    "switches), one InfiniBand NIC per GPU on a rail-optimized fat tree: leaf "
+                    "per rail, spine oversubscribed OVERSUB:1 (default 1); GBITS Gbit/s per "
+                    "NIC, default 400 (NDR)",
+                    std::nullopt, true, "ib-cluster:2x8"});
   return result;
 }
 

@@ -27,4 +27,17 @@ Machine make_nvlink_ring_machine(int gpus);
 /// (LinkModel::ethernet, 10 us latency). GPUs, CPUs and switches are numbered globally.
 Machine make_cluster_machine(int servers, int gpus_per_server, double ethernet_gbit_per_s);
 
+/// `nodes` servers of `gpus_per_node` GPUs on a rail-optimized two-level InfiniBand fat tree.
+/// Each server is a copy of `server` (nodes "server0"..; devices renamed with global numbers:
+/// cpu, sw, nvsw, gpu, nic counted across servers; links named A-B) when given — the
+/// dgx-h100 preset for 8 GPUs — else H100s on a PCIe 5.0 switch tree of fan-out 4 under one
+/// CPU with one NIC per GPU on the GPU's leaf switch. NIC i of every server (the i-th NIC in
+/// the server, one per GPU) joins leaf switch ibleafI (the rail) at `nic_gbit_per_s`
+/// (LinkModel::infiniband). The leaves join one aggregate spine ibspine0 (node "network"),
+/// each by one link carrying nodes x NIC rate / `oversubscription`: opsim routes every
+/// transfer over one path, so one aggregate spine stands for the spine switches that
+/// adaptive routing spreads traffic over. Without several rails there is no spine.
+Machine make_ib_cluster_machine(int nodes, int gpus_per_node, double nic_gbit_per_s,
+                                double oversubscription, const Machine* server);
+
 }  // namespace opsim

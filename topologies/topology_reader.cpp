@@ -30,8 +30,8 @@ constexpr std::string_view kPlainKeysData[] = {"name", "kind"};
 constexpr Keys kPlainKeys{kPlainKeysData};
 constexpr std::string_view kDiskTypesData[] = {"hdd", "ssd", "nvme"};
 constexpr Keys kDiskTypes{kDiskTypesData};
-constexpr std::string_view kLinkTypesData[] = {"pcie", "nvlink", "ethernet",
-                                               "sata", "memory", "generic"};
+constexpr std::string_view kLinkTypesData[] = {"pcie", "nvlink", "ethernet", "infiniband",
+                                               "roce", "sata",   "memory",   "generic"};
 constexpr Keys kLinkTypes{kLinkTypesData};
 
 /// `leading` keys, then every row's key, then `trailing` ones: what a map may hold.
@@ -242,8 +242,9 @@ LinkModel Reader::link_of_type(const YAML::Node& node, const std::string& what) 
     fail(type_node.Mark(), "unknown link type '" + type + "' " + name_suggestion(type, kLinkTypes));
   if (YAML::Node v = node["lanes"]; v && type != "pcie")
     fail(v.Mark(), "key 'lanes' applies only to pcie links");
-  if (YAML::Node v = node["generation"]; v && type != "pcie" && type != "nvlink")
-    fail(v.Mark(), "key 'generation' applies only to pcie and nvlink links");
+  if (YAML::Node v = node["generation"];
+      v && type != "pcie" && type != "nvlink" && type != "infiniband")
+    fail(v.Mark(), "key 'generation' applies only to pcie, nvlink and infiniband links");
   // `count` makes an nvlink link's bandwidth (25 GB/s per link); it would change nothing
   // beside a bandwidth given, or on a link of another type.
   if (YAML::Node v = node["count"]; v && type != "nvlink")
@@ -267,10 +268,33 @@ LinkModel Reader::link_of_type(const YAML::Node& node, const std::string& what) 
              [&](auto& v) { generation = int(integer(v, "generation", 1, 4)); });
     return LinkModel::nvlink(generation, count);
   }
+  if (type == "infiniband") {
+    // InfiniBand rates by name (4x links): EDR 100, HDR 200, NDR 400, XDR 800 Gbit/s.
+    static constexpr std::string_view kGenerationsData[] = {"edr", "hdr", "ndr", "xdr"};
+    static constexpr double kGbits[] = {100, 200, 400, 800};
+    const YAML::Node v = node["generation"];
+    if (v && node["bandwidth"])
+      fail(v.Mark(),
+           "give an infiniband link either 'generation' or 'bandwidth': a bandwidth replaces "
+           "the generation's rate");
+    double gbits = 200;  // HDR
+    if (v) {
+      const std::string generation = text(v, "generation");
+      const Keys generations{kGenerationsData};
+      if (!contains(generations, generation))
+        fail(v.Mark(), "unknown infiniband generation '" + generation + "' " +
+                           name_suggestion(generation, generations) +
+                           " (edr 100, hdr 200, ndr 400, xdr 800 Gbit/s)");
+      for (std::size_t i = 0; i < std::size(kGenerationsData); ++i)
+        if (kGenerationsData[i] == generation) gbits = kGbits[i];
+    }
+    return LinkModel::infiniband(gbits);
+  }
   if (!node["bandwidth"])
     fail(node.Mark(), what + " of type " + type + " is missing required key 'bandwidth'");
   const double bandwidth = quantity(node["bandwidth"], "bandwidth", kBandwidth, Bound::kPositive);
   if (type == "ethernet") return LinkModel::ethernet(bandwidth * 8.0 / 1e9);
+  if (type == "roce") return LinkModel::roce(bandwidth * 8.0 / 1e9);
   LinkModel model;
   model.kind = type == "sata"     ? LinkKind::kSata
                : type == "memory" ? LinkKind::kMemoryBus

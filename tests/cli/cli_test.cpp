@@ -220,8 +220,8 @@ TEST(Cli, TopologiesListsPresetsAndFamilies) {
   const auto r = opsim("topologies");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* name :
-       {"desktop-1gpu", "pcie-switch-4gpu", "dgx1-v100", "cluster-2x4gpu", "cluster-2x4gpu-100gbe",
-        "nvlink-ring:N", "pcie-switch:N", "cluster:MxG"})
+       {"desktop-1gpu", "pcie-switch-4gpu", "dgx1-v100", "dgx-a100", "dgx-h100", "cluster-2x4gpu",
+        "cluster-2x4gpu-100gbe", "nvlink-ring:N", "pcie-switch:N", "cluster:MxG", "ib-cluster:"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }
 

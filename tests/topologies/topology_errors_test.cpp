@@ -203,8 +203,8 @@ TEST(TopologyErrors, UnknownKindAndTypes) {
   expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: tpu}"), 4,
                "unknown device kind 'tpu'");
   expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
-                       "{between: [gpu0, cpu0], type: infiniband, bandwidth: 1GB/s}"),
-               6, "unknown link type 'infiniband'");
+                       "{between: [gpu0, cpu0], type: omnipath, bandwidth: 1GB/s}"),
+               6, "unknown link type 'omnipath'");
   expect_error(machine("{name: cpu0, kind: cpu}", "{name: d0, kind: disk, type: floppy}"), 4,
                "unknown disk type 'floppy'");
 }
@@ -349,6 +349,67 @@ TEST(TopologyErrors, ErrorsInAFileNameTheFile) {
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace opsim
+
+namespace opsim {
+namespace {
+
+// InfiniBand by generation (default HDR) or bandwidth, 0.6 us per link; RoCE is Ethernet
+// at 1 us per link. Both round-trip through the dump.
+TEST(TopologyLinks, InfinibandAndRoce) {
+  const auto link_of = [](const std::string& link) {
+    return parse_topology_yaml(
+               machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu, model: v100}", link),
+               "ok.yaml")
+        .link(0)
+        .model;
+  };
+  const LinkModel hdr = link_of("{between: [gpu0, cpu0], type: infiniband}");
+  EXPECT_EQ(hdr.kind, LinkKind::kInfiniband);
+  EXPECT_DOUBLE_EQ(hdr.bytes_per_s, 25e9);
+  EXPECT_DOUBLE_EQ(hdr.latency_s, 0.6e-6);
+  EXPECT_TRUE(hdr.full_duplex);
+  EXPECT_DOUBLE_EQ(
+      link_of("{between: [gpu0, cpu0], type: infiniband, generation: ndr}").bytes_per_s, 50e9);
+  EXPECT_DOUBLE_EQ(
+      link_of("{between: [gpu0, cpu0], type: infiniband, generation: edr}").bytes_per_s, 12.5e9);
+  EXPECT_DOUBLE_EQ(
+      link_of("{between: [gpu0, cpu0], type: infiniband, bandwidth: 400Gbit/s}").bytes_per_s, 50e9);
+  const LinkModel roce = link_of("{between: [gpu0, cpu0], type: roce, bandwidth: 100Gbit/s}");
+  EXPECT_EQ(roce.kind, LinkKind::kEthernet);
+  EXPECT_DOUBLE_EQ(roce.bytes_per_s, 12.5e9);
+  EXPECT_DOUBLE_EQ(roce.latency_s, 1e-6);
+
+  for (const std::string link : {"{between: [gpu0, cpu0], type: infiniband, generation: ndr}",
+                                 "{between: [gpu0, cpu0], type: roce, bandwidth: 25Gbit/s}"}) {
+    const Machine m = parse_topology_yaml(
+        machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu, model: v100}", link),
+        "ok.yaml");
+    const Machine again = parse_topology_yaml(dump_topology_yaml(m), "dump.yaml");
+    EXPECT_EQ(machine_difference(m, again), "") << link;
+  }
+}
+
+TEST(TopologyErrors, BadInfinibandLinks) {
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
+                       "{between: [gpu0, cpu0], type: infiniband, generation: ndrr}"),
+               6, "unknown infiniband generation 'ndrr' (did you mean 'ndr'?)");
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
+                       "{between: [gpu0, cpu0], type: infiniband, generation: ndr, "
+                       "bandwidth: 50GB/s}"),
+               6, "either 'generation' or 'bandwidth'");
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
+                       "{between: [gpu0, cpu0], type: roce}"),
+               6, "of type roce is missing required key 'bandwidth'");
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
+                       "{between: [gpu0, cpu0], type: infiniband, lanes: 4}"),
+               6, "key 'lanes' applies only to pcie links");
+  expect_error(machine("{name: cpu0, kind: cpu}", "{name: gpu0, kind: gpu}",
+                       "{between: [gpu0, cpu0], type: ethernet, generation: 3, bandwidth: 1GB/s}"),
+               6, "key 'generation' applies only to pcie, nvlink and infiniband links");
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "common/input_error.hpp"
 #include "topologies/topology_catalog.hpp"
@@ -115,22 +117,119 @@ std::string error_of(const std::string& spec) {
 
 TEST(TopologyFamilies, BadArguments) {
   for (const char* spec :
-       {"nvlink-ring:1", "nvlink-ring:x", "nvlink-ring:", "nvlink-ring:8x", "nvlink-ring:-4",
-        "nvlink-ring:99999", "pcie-switch:0", "cluster:2x", "cluster:x4", "cluster:0x4",
-        "cluster:2x4@", "cluster:2x4@-10", "cluster:2x4@fast", "cluster:24"}) {
+       {"nvlink-ring:1",       "nvlink-ring:x",      "nvlink-ring:",         "nvlink-ring:8x",
+        "nvlink-ring:-4",      "nvlink-ring:99999",  "pcie-switch:0",        "cluster:2x",
+        "cluster:x4",          "cluster:0x4",        "cluster:2x4@",         "cluster:2x4@-10",
+        "cluster:2x4@fast",    "cluster:24",         "ib-cluster:0x8",       "ib-cluster:2x0",
+        "ib-cluster:5000x8",   "ib-cluster:2x8@",    "ib-cluster:2x8@0",     "ib-cluster:2x8/",
+        "ib-cluster:2x8/0.5",  "ib-cluster:2x8/100", "ib-cluster:2x8/2@400", "ib-cluster:2",
+        "ib-cluster:2x8@400/x"}) {
     const std::string message = error_of(spec);
     SCOPED_TRACE(message);
     EXPECT_EQ(message.rfind("bad topology '" + std::string(spec) + "': ", 0), 0u);
     EXPECT_EQ(message.find('\n'), std::string::npos);
   }
   EXPECT_NE(error_of("nvlink-ring:1").find("N must be an integer from 2 to"), std::string::npos);
+  EXPECT_NE(error_of("ib-cluster:2x8/0.5").find("expected ib-cluster:NODESxGPUS[@GBITS][/OVERSUB]"),
+            std::string::npos);
+}
+
+/// Names of the devices along the route from `from` to `to`, endpoints included.
+std::vector<std::string> path_of(const Machine& m, const std::string& from, const std::string& to) {
+  DeviceId at = *m.find_device(from);
+  std::vector<std::string> names{from};
+  for (const Hop& hop : m.route(at, *m.find_device(to))) {
+    const Link& link = m.link(hop.link);
+    at = hop.forward ? link.b : link.a;
+    names.push_back(m.device(at).name);
+  }
+  return names;
+}
+
+/// Ring allreduce over every GPU in order, bandwidth term: 2(n-1) steps, each as long as its
+/// busiest link direction's bytes over its bandwidth.
+double ring_allreduce_bound_s(const Machine& m, double bytes) {
+  const auto gpus = m.gpus();
+  const std::size_t n = gpus.size();
+  std::map<std::pair<LinkId, bool>, double> load;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const Hop& hop : m.route(gpus[i], gpus[(i + 1) % n]))
+      load[{hop.link, hop.forward}] += bytes / double(n);
+  double worst = 0;
+  for (const auto& [key, b] : load)
+    worst = std::max(worst, b / m.link(key.first).model.bytes_per_s);
+  return 2.0 * double(n - 1) * worst;
+}
+
+TEST(TopologyFamilies, IbClusterOfDgxH100s) {
+  const Machine m = resolve_topology("ib-cluster:2x8");
+  EXPECT_EQ(m.name(), "ib-cluster:2x8@400/1");
+  ASSERT_EQ(m.gpus().size(), 16u);
+  EXPECT_EQ(m.cpus().size(), 4u);
+  EXPECT_EQ(m.devices_of_kind(DeviceKind::kNic).size(), 16u);
+  const auto nodes = m.node_names();
+  EXPECT_EQ(std::vector<std::string>(nodes.begin(), nodes.end()),
+            (std::vector<std::string>{"server0", "server1", "network"}));
+  EXPECT_EQ(m.device(*m.find_device("gpu9")).node, 1u);
+  EXPECT_EQ(m.device(*m.find_device("nvsw1")).node, 1u);
+  EXPECT_EQ(m.device(*m.find_device("ibleaf3")).node, 2u);
+  // Inside a server: the dgx-h100 NVSwitch; across servers on one rail: leaf only.
+  EXPECT_EQ(path_of(m, "gpu8", "gpu15"), (std::vector<std::string>{"gpu8", "nvsw1", "gpu15"}));
+  EXPECT_EQ(path_of(m, "gpu0", "gpu8"),
+            (std::vector<std::string>{"gpu0", "sw0", "nic0", "ibleaf0", "nic8", "sw8", "gpu8"}));
+  EXPECT_EQ(path_of(m, "gpu1", "gpu9"),
+            (std::vector<std::string>{"gpu1", "sw1", "nic1", "ibleaf1", "nic9", "sw9", "gpu9"}));
+  // Across rails: over the spine.
+  EXPECT_EQ(path_of(m, "gpu7", "gpu8"),
+            (std::vector<std::string>{"gpu7", "sw7", "nic7", "ibleaf7", "ibspine0", "ibleaf0",
+                                      "nic8", "sw8", "gpu8"}));
+  const Link& nic = m.link(*m.find_link("nic0-ibleaf0"));
+  EXPECT_EQ(nic.model.kind, LinkKind::kInfiniband);
+  EXPECT_DOUBLE_EQ(nic.model.bytes_per_s, 50e9);
+  EXPECT_DOUBLE_EQ(m.link(*m.find_link("ibleaf0-ibspine0")).model.bytes_per_s, 2 * 50e9);
+  // An allreduce over the two servers is bound by the NICs: 2(n-1)/n * S / 50 GB/s.
+  const double s = 1e9;
+  EXPECT_NEAR(ring_allreduce_bound_s(m, s), 2.0 * 15 / 16 * s / 50e9, 1e-12);
+  // Oversubscribed 4:1, the spine (2 x 50 / 4 = 25 GB/s per leaf) binds instead. Both of
+  // the ring's crossings (gpu7 -> gpu8, gpu15 -> gpu0) leave on rail 7 and arrive on rail 0
+  // (each GPU's own NIC), so they share leaf 7's uplink and leaf 0's downlink.
+  const Machine over = resolve_topology("ib-cluster:2x8@400/4");
+  EXPECT_DOUBLE_EQ(over.link(*over.find_link("ibleaf7-ibspine0")).model.bytes_per_s, 25e9);
+  EXPECT_NEAR(ring_allreduce_bound_s(over, s), 2.0 * 15 / 16 * 2 * s / 25e9, 1e-12);
+}
+
+TEST(TopologyFamilies, IbClusterOfPcieServers) {
+  const Machine m = resolve_topology("ib-cluster:3x4@200");
+  EXPECT_EQ(m.name(), "ib-cluster:3x4@200/1");
+  ASSERT_EQ(m.gpus().size(), 12u);
+  EXPECT_EQ(m.cpus().size(), 3u);
+  EXPECT_EQ(m.devices_of_kind(DeviceKind::kNic).size(), 12u);
+  // All four NICs of a server sit on its one PCIe switch, equally near every GPU: routes
+  // take the first (nic0's rail) -- one path per pair, no rail affinity.
+  EXPECT_EQ(path_of(m, "gpu1", "gpu5"),
+            (std::vector<std::string>{"gpu1", "sw0", "nic0", "ibleaf0", "nic4", "sw1", "gpu5"}));
+  EXPECT_DOUBLE_EQ(m.link(*m.find_link("nic1-ibleaf1")).model.bytes_per_s, 25e9);
+  // One GPU per server: one rail, no spine.
+  const Machine single = resolve_topology("ib-cluster:4x1");
+  EXPECT_FALSE(single.find_device("ibspine0").has_value());
+  EXPECT_EQ(single.gpus().size(), 4u);
+}
+
+TEST(TopologyFamilies, IbClusterOf512DgxH100sBuildsFast) {
+  const auto start = std::chrono::steady_clock::now();
+  const Machine m = resolve_topology("ib-cluster:512x8");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(m.gpus().size(), 4096u);
+  EXPECT_LT(seconds, 2.0);
 }
 
 TEST(TopologyFamilies, UnknownNameListsTheValidOnes) {
   const std::string message = error_of("dgx2");
   EXPECT_EQ(message.rfind("unknown topology 'dgx2' (valid: ", 0), 0u) << message;
-  for (const char* name : {"dgx1-v100", "pcie-switch-4gpu", "desktop-1gpu", "cluster-2x4gpu",
-                           "nvlink-ring:N", "pcie-switch:N", "cluster:MxG"})
+  for (const char* name :
+       {"dgx1-v100", "pcie-switch-4gpu", "desktop-1gpu", "cluster-2x4gpu", "nvlink-ring:N",
+        "pcie-switch:N", "cluster:MxG", "dgx-a100", "dgx-h100", "ib-cluster:NODESxGPUS"})
     EXPECT_NE(message.find(name), std::string::npos) << name;
 }
 

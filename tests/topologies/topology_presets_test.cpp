@@ -42,14 +42,17 @@ const Link* link_between(const Machine& m, const std::string& x, const std::stri
   return nullptr;
 }
 
-TEST(TopologyPresets, AllFivePresetsAreEmbeddedAndListed) {
+TEST(TopologyPresets, AllPresetsAreEmbeddedAndListed) {
   std::set<std::string> names;
   for (const auto& preset : embedded_presets()) names.insert(std::string(preset.name));
-  EXPECT_EQ(names, (std::set<std::string>{"cluster-2x4gpu", "cluster-2x4gpu-100gbe", "desktop-1gpu",
-                                          "dgx1-v100", "pcie-switch-4gpu"}));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"cluster-2x4gpu", "cluster-2x4gpu-100gbe", "desktop-1gpu",
+                                   "dgx-a100", "dgx-h100", "dgx1-v100", "pcie-switch-4gpu"}));
   std::map<std::string, TopologyInfo> infos;
   for (const TopologyInfo& info : list_topologies()) infos[info.name] = info;
   EXPECT_EQ(infos.at("dgx1-v100").gpus, 8);
+  EXPECT_EQ(infos.at("dgx-a100").gpus, 8);
+  EXPECT_EQ(infos.at("dgx-h100").gpus, 8);
   EXPECT_EQ(infos.at("pcie-switch-4gpu").gpus, 4);
   EXPECT_EQ(infos.at("desktop-1gpu").gpus, 1);
   EXPECT_EQ(infos.at("cluster-2x4gpu").gpus, 8);
@@ -478,7 +481,7 @@ TEST(TopologyYaml, ReadmeExamplesParse) {
       block += line + "\n";
     }
   }
-  EXPECT_EQ(examples, 2);
+  EXPECT_EQ(examples, 3);
 }
 
 }  // namespace
@@ -536,6 +539,84 @@ TEST(TopologyPresets, RingFormulaOnTheNvlinkRing) {
       step.push_back({"gpu" + std::to_string(i), "gpu" + std::to_string((i + 1) % n), s / n});
     EXPECT_NEAR(2 * (n - 1) * phase_s(m, step), 2.0 * (n - 1) / n * s / 25e9, 1e-12) << n;
   }
+}
+
+// DGX A100 / H100: 8 GPUs, each with one NVLink port of its total per-direction bandwidth
+// to one aggregate NVSwitch; every GPU pair crosses it in two hops and a ring allreduce is
+// bound by one port: 2(n-1)/n * S/B.
+void expect_nvswitch_box(const std::string& name, int generation, int links,
+                         double per_gpu_bytes_per_s, double gpu_memory_bytes_per_s,
+                         const std::string& gpu7_switch) {
+  SCOPED_TRACE(name);
+  const Machine m = resolve_topology(name);
+  ASSERT_EQ(m.gpus().size(), 8u);
+  EXPECT_EQ(m.cpus().size(), 2u);
+  EXPECT_EQ(m.devices_of_kind(DeviceKind::kNic).size(), 8u);
+  const DeviceId nvswitch = id(m, "nvsw0");
+  for (DeviceId gpu : m.gpus()) {
+    double nvlink_bytes_per_s = 0;
+    int nvlinks = 0;
+    for (LinkId l : m.links_of(gpu)) {
+      const Link& link = m.link(l);
+      if (link.model.kind != LinkKind::kNvlink) continue;
+      EXPECT_EQ(link.a == gpu ? link.b : link.a, nvswitch);
+      nvlink_bytes_per_s += link.model.bytes_per_s;
+      nvlinks += link.model.count;
+    }
+    EXPECT_EQ(nvlinks, links) << m.device(gpu).name;
+    EXPECT_DOUBLE_EQ(nvlink_bytes_per_s, per_gpu_bytes_per_s) << m.device(gpu).name;
+    EXPECT_DOUBLE_EQ(m.device(gpu).gpu.memory_bytes_per_s, gpu_memory_bytes_per_s);
+    EXPECT_DOUBLE_EQ(m.device(gpu).gpu.memory_bytes, 80e9);
+  }
+  for (const Link& link : m.links()) {
+    if (link.model.kind == LinkKind::kNvlink) {
+      EXPECT_DOUBLE_EQ(link.model.bytes_per_s, 25e9 * link.model.count) << generation;
+    }
+  }
+  for (DeviceId x : m.gpus())
+    for (DeviceId y : m.gpus()) {
+      if (x == y) continue;
+      EXPECT_EQ(path(m, m.device(x).name, m.device(y).name),
+                (std::vector<std::string>{m.device(x).name, "nvsw0", m.device(y).name}));
+      EXPECT_DOUBLE_EQ(m.route_bytes_per_s(x, y), per_gpu_bytes_per_s);
+    }
+  // GPUs and NICs reach the CPUs over PCIe.
+  EXPECT_EQ(path(m, "gpu0", "cpu0"), (std::vector<std::string>{"gpu0", "sw0", "cpu0"}));
+  EXPECT_EQ(path(m, "gpu7", "nic7"), (std::vector<std::string>{"gpu7", gpu7_switch, "nic7"}));
+  // Ring allreduce, bandwidth term: 2(n-1) steps of S/n over each GPU's port.
+  const int n = 8;
+  const double s = 1e9;
+  std::vector<Transfer> step;
+  for (int i = 0; i < n; ++i)
+    step.push_back({"gpu" + std::to_string(i), "gpu" + std::to_string((i + 1) % n), s / n});
+  EXPECT_NEAR(2 * (n - 1) * phase_s(m, step), 2.0 * (n - 1) / n * s / per_gpu_bytes_per_s, 1e-12);
+  // All-to-all within the box: each GPU's port carries 7/8 of its data each way.
+  std::vector<Transfer> all;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j) all.push_back({"gpu" + std::to_string(i), "gpu" + std::to_string(j), s / n});
+  EXPECT_NEAR(phase_s(m, all), (n - 1) * s / n / per_gpu_bytes_per_s, 1e-12);
+}
+
+TEST(TopologyPresets, DgxA100NvswitchFabric) {
+  expect_nvswitch_box("dgx-a100", 3, 12, 300e9, 2039e9, "sw3");
+  const Machine m = resolve_topology("dgx-a100");
+  EXPECT_DOUBLE_EQ(m.device(id(m, "gpu0")).gpu.fp16_flops_per_s, 312e12);
+  EXPECT_EQ(m.device(id(m, "cpu0")).cpu.cores, 64);
+  EXPECT_DOUBLE_EQ(link_between(m, "gpu0", "sw0")->model.bytes_per_s, 1.969e9 * 16);
+}
+
+TEST(TopologyPresets, DgxH100NvswitchFabric) {
+  expect_nvswitch_box("dgx-h100", 4, 18, 450e9, 3.35e12, "sw7");
+  const Machine m = resolve_topology("dgx-h100");
+  // Each GPU shares its PCIe switch with its own NIC only (rail affinity).
+  EXPECT_EQ(path(m, "gpu1", "nic1"), (std::vector<std::string>{"gpu1", "sw1", "nic1"}));
+  EXPECT_EQ(path(m, "gpu1", "nic0"),
+            (std::vector<std::string>{"gpu1", "sw1", "cpu0", "sw0", "nic0"}));
+  EXPECT_EQ(path(m, "gpu5", "cpu1"), (std::vector<std::string>{"gpu5", "sw5", "cpu1"}));
+  EXPECT_DOUBLE_EQ(m.device(id(m, "gpu0")).gpu.fp16_flops_per_s, 989.4e12);
+  EXPECT_EQ(m.device(id(m, "cpu0")).cpu.cores, 56);
+  EXPECT_DOUBLE_EQ(link_between(m, "gpu0", "sw0")->model.bytes_per_s, 3.938e9 * 16);
 }
 
 }  // namespace
