@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::string_view kCollectives[] = {"allreduce", "reduce_scatter", "all_gather",
                                              "broadcast", "reduce",         "all_to_all"};
-constexpr std::string_view kAlgorithms[] = {"ring"};
+constexpr std::string_view kAlgorithms[] = {"ring", "direct"};
 
 template <typename Names>
 std::string joined(const Names& names) {
@@ -57,6 +57,13 @@ std::vector<std::string_view> collective_algorithms() {
   return {std::begin(kAlgorithms), std::end(kAlgorithms)};
 }
 
+std::vector<std::string_view> collective_algorithms(std::string_view op) {
+  if (std::find(std::begin(kCollectives), std::end(kCollectives), op) == std::end(kCollectives))
+    fail(op, "unknown collective (choose " + joined(kCollectives) + ")");
+  if (op == "all_to_all") return {"direct"};
+  return {"ring"};
+}
+
 double bus_factor(std::string_view op, std::size_t n) {
   const double ranks = static_cast<double>(n);
   if (op == "allreduce") return 2.0 * (ranks - 1) / ranks;
@@ -67,18 +74,21 @@ double bus_factor(std::string_view op, std::size_t n) {
 }
 
 std::size_t pipeline_chunks(double bytes) {
-  constexpr double kPieceBytes = 1024.0 * 1024.0;
-  constexpr double kMostPieces = 1024;
+  constexpr double kPieceBytes = 128.0 * 1024.0;
+  constexpr double kMostPieces = 4096;
   return static_cast<std::size_t>(std::clamp(std::ceil(bytes / kPieceBytes), 1.0, kMostPieces));
 }
 
 CollectivePlan make_collective(std::string_view op, const Machine& machine,
                                const CollectiveOptions& options) {
-  if (std::find(std::begin(kCollectives), std::end(kCollectives), op) == std::end(kCollectives))
-    fail(op, "unknown collective (choose " + joined(kCollectives) + ")");
-  if (std::find(std::begin(kAlgorithms), std::end(kAlgorithms), options.algorithm) ==
-      std::end(kAlgorithms))
-    fail(op, "unknown algorithm '" + options.algorithm + "' (choose " + joined(kAlgorithms) + ")");
+  const std::vector<std::string_view> applies = collective_algorithms(op);
+  const std::string algorithm =
+      options.algorithm.empty() ? std::string(applies.front()) : options.algorithm;
+  if (std::find(std::begin(kAlgorithms), std::end(kAlgorithms), algorithm) == std::end(kAlgorithms))
+    fail(op, "unknown algorithm '" + algorithm + "' (choose " + joined(kAlgorithms) + ")");
+  if (std::find(applies.begin(), applies.end(), algorithm) == applies.end())
+    fail(op, "algorithm '" + algorithm + "' does not apply; " + std::string(op) + " has " +
+                 joined(applies));
   if (!std::isfinite(options.bytes) || options.bytes <= 0)
     fail(op, "size must be a positive number of bytes");
   const std::vector<DeviceId> gpus = checked_gpus(op, machine, options);
@@ -102,7 +112,7 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
   } catch (const std::invalid_argument& e) {  // e.g. no route between two GPUs
     fail(op, e.what());
   }
-  plan.summary = std::string(op) + " (" + options.algorithm + "): " + std::to_string(gpus.size()) +
+  plan.summary = std::string(op) + " (" + algorithm + "): " + std::to_string(gpus.size()) +
                  " GPUs, " + format_bytes(options.bytes) + ", " +
                  std::to_string(plan.graph.size()) + " copies";
   return plan;

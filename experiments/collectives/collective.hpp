@@ -1,7 +1,7 @@
 // Collectives as op-graph generators over a list of GPUs on any machine, NCCL style:
 // allreduce, reduce_scatter, all_gather, broadcast, reduce and all_to_all, each by an
-// algorithm (today: ring). Reductions are fused into the transfers, as NCCL reduces inside
-// its copy kernels: a graph holds copies only.
+// algorithm (today: ring, and direct for all_to_all). Reductions are fused into the transfers, as
+// NCCL reduces inside its copy kernels: a graph holds copies only.
 //
 //   const Machine m = resolve_topology("nvlink-ring:4");
 //   CollectiveOptions options;               // all GPUs, ring
@@ -27,7 +27,7 @@ namespace opsim {
 struct CollectiveOptions {
   double bytes = 64e6;         ///< S, bytes (nccl-tests' size column)
   std::vector<DeviceId> gpus;  ///< participating GPUs in order; empty: all the machine's
-  std::string algorithm = "ring";
+  std::string algorithm;       ///< one of collective_algorithms(op); empty: the op's first
   /// broadcast and reduce: pieces the buffer is cut into for the pipeline; 0: by size
   /// (pipeline_chunks).
   std::size_t chunks = 0;
@@ -41,19 +41,23 @@ struct CollectivePlan {
 
 /// allreduce, reduce_scatter, all_gather, broadcast, reduce, all_to_all.
 std::vector<std::string_view> collective_names();
-/// The algorithms that exist: ring.
+/// Every algorithm that exists: ring, direct.
 std::vector<std::string_view> collective_algorithms();
+/// Those that apply to `op`: ring, except all_to_all: direct (every GPU sends to every
+/// other at once). Throws InputError on an unknown op.
+std::vector<std::string_view> collective_algorithms(std::string_view op);
 
 /// nccl-tests' busbw / algbw for `op` on `n` ranks: 2(n-1)/n allreduce; (n-1)/n
 /// reduce_scatter, all_gather and all_to_all; 1 broadcast and reduce.
 double bus_factor(std::string_view op, std::size_t n);
 
-/// The pieces a pipelined broadcast or reduce cuts S into: about 1 MiB each, at most 1024.
+/// The pieces a pipelined broadcast or reduce cuts S into: 128 KiB each (NCCL's slices are
+/// of that order), at most 4096 (from 512 MiB on, the pieces grow).
 std::size_t pipeline_chunks(double bytes);
 
 /// Builds the op graph (sealed). Throws InputError with a one-line message on an unknown
-/// collective or algorithm, fewer than 2 GPUs, a non-GPU or repeated id, a size that is not
-/// a positive number.
+/// collective or algorithm, an algorithm that does not apply to the collective, fewer than 2 GPUs,
+/// a non-GPU or repeated id, a size that is not a positive number.
 CollectivePlan make_collective(std::string_view op, const Machine& machine,
                                const CollectiveOptions& options);
 

@@ -47,9 +47,12 @@ TEST(Collectives, PipelinedBroadcastAndReduceTakeKPlusNMinus2PieceTimes) {
   expect_time(simulate_s(m, "broadcast", s, 16), (16.0 + 2) / 16 * s / kNvlink);
   expect_time(simulate_s(m, "reduce", s, 16), (16.0 + 2) / 16 * s / kNvlink);
   expect_time(simulate_s(m, "broadcast", s, 1), 3 * s / kNvlink);  // no pipeline: n-1 hops
-  // By default pieces of 1 MiB: 64 MB is 62 pieces.
-  EXPECT_EQ(pipeline_chunks(s), 62u);
-  expect_time(simulate_s(m, "broadcast", s), (62.0 + 2) / 62 * s / kNvlink);
+  // By default pieces of 128 KiB: 64 MB is 489 pieces; at most 4096.
+  EXPECT_EQ(pipeline_chunks(s), 489u);
+  EXPECT_EQ(pipeline_chunks(8), 1u);
+  EXPECT_EQ(pipeline_chunks(8e9), 4096u);
+  // Each piece's time is rounded to whole nanoseconds: up to 1 ns per piece.
+  EXPECT_NEAR(simulate_s(m, "broadcast", s), (489.0 + 2) / 489 * s / kNvlink, 491e-9);
 }
 
 TEST(Collectives, BooksPcieServer) {
@@ -99,7 +102,12 @@ TEST(Collectives, BadRequestsAreInputErrors) {
   EXPECT_THROW(make_collective("allgather", m, options), InputError);
   options.algorithm = "tree";
   EXPECT_THROW(make_collective("allreduce", m, options), InputError);
+  options.algorithm = "direct";  // all_to_all's only
+  EXPECT_THROW(make_collective("allreduce", m, options), InputError);
   options.algorithm = "ring";
+  EXPECT_THROW(make_collective("all_to_all", m, options), InputError);
+  EXPECT_EQ(collective_algorithms("all_to_all"), std::vector<std::string_view>{"direct"});
+  EXPECT_EQ(collective_algorithms("reduce"), std::vector<std::string_view>{"ring"});
   options.bytes = 0;
   EXPECT_THROW(make_collective("allreduce", m, options), InputError);
   options.bytes = 1e6;
