@@ -12,6 +12,7 @@
 
 #include "common/input_error.hpp"
 #include "experiments/cli/calibrate_command.hpp"
+#include "experiments/cli/collective_command.hpp"
 #include "experiments/cli/command.hpp"
 #include "experiments/cli/compare_command.hpp"
 #include "experiments/cli/experiment_command.hpp"
@@ -30,11 +31,11 @@ using RegisterCommand = opsim::Command (*)(CLI::App&);
 
 // In the order `opsim --help` lists them.
 constexpr RegisterCommand kCommands[] = {
-    opsim::register_compare_command,    opsim::register_sim_command,
-    opsim::register_topologies_command, opsim::register_topology_command,
-    opsim::register_sweep_command,      opsim::register_experiment_command,
-    opsim::register_calibrate_command,  opsim::register_validate_command,
-    opsim::register_replay_command,
+    opsim::register_compare_command,    opsim::register_collective_command,
+    opsim::register_sim_command,        opsim::register_topologies_command,
+    opsim::register_topology_command,   opsim::register_sweep_command,
+    opsim::register_experiment_command, opsim::register_calibrate_command,
+    opsim::register_validate_command,   opsim::register_replay_command,
 };
 
 // Every error is one line, whatever its source put in it.

@@ -14,14 +14,18 @@ namespace opsim::sync {
 
 void add_ring_allreduce(SyncGraphBuilder& builder, std::span<const DeviceId> order, double bytes,
                         int ring) {
+  add_ring_steps(builder, order, bytes, ring, 0, 2 * (order.size() - 1));
+}
+
+void add_ring_steps(SyncGraphBuilder& builder, std::span<const DeviceId> order, double bytes,
+                    int ring, std::size_t first_step, std::size_t end_step) {
   const std::size_t n = order.size();
   const double chunk_bytes = bytes / static_cast<double>(n);
-  const std::size_t steps = 2 * (n - 1);
   NameBuffer name;
   // gate[i]: the op GPU i's next send waits for (last step's receive, or its reduction).
   std::vector<OpId> gate(n, 0);
   std::vector<OpId> next_gate(n, 0);
-  for (std::size_t step = 0; step < steps; ++step) {
+  for (std::size_t step = first_step; step < end_step; ++step) {
     const bool scatter = step < n - 1;
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t to = i + 1 == n ? 0 : i + 1;
@@ -32,7 +36,7 @@ void add_ring_allreduce(SyncGraphBuilder& builder, std::span<const DeviceId> ord
       // name carries the role, which keeps two million names small.
       name.text(scatter ? "rs s" : "ag s").number(step).text(" c").number(chunk);
       const OpId send = builder.copy(order[i], order[to], chunk_bytes, name.view(), ring);
-      if (step > 0) builder.after(gate[i], send);
+      if (step > first_step) builder.after(gate[i], send);
       OpId arrived = send;
       if (scatter) {
         // Without reductions reduce_one adds no op (only the receive buffer): skip the name.

@@ -117,6 +117,12 @@ void check_ps_plan(const SyncInput& input);
 void add_ring_allreduce(SyncGraphBuilder& builder, std::span<const DeviceId> order, double bytes,
                         int ring);
 
+/// Steps [first_step, end_step) of that allreduce: steps 0..n-2 are the reduce-scatter
+/// (each GPU ends with one reduced chunk of bytes/n), n-1..2n-3 the all-gather (each GPU's
+/// chunk reaches every other). The first step given waits for nothing.
+void add_ring_steps(SyncGraphBuilder& builder, std::span<const DeviceId> order, double bytes,
+                    int ring, std::size_t first_step, std::size_t end_step);
+
 /// "tree: 4 GPUs, 160 MB, <detail>; 6 copies, 1 reduces, transfer bound 60.000 ms".
 std::string describe(const SyncInput& input, const OpGraph& graph, double lower_bound_s,
                      std::string_view detail);

@@ -1,0 +1,123 @@
+// `opsim collective` end to end: the nccl-tests numbers for known cases, the JSON and CSV
+// shapes, and one-line errors with exit code 2 for every bad flag.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/opsim_command.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using opsim::test::CommandResult;
+
+CommandResult opsim(const std::string& args) {
+  return opsim::test::run_opsim(args, opsim::test::scratch_dir("opsim_collective_test"));
+}
+
+void expect_one_line_exit_2(const CommandResult& r) {
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_EQ(r.err.rfind("opsim: error: ", 0), 0u) << r.err;
+}
+
+TEST(CliCollective, AllreduceOnFourNvlinkRingGpusHas25GBpsBusBandwidth) {
+  const auto r =
+      opsim("collective --op allreduce --topology nvlink-ring:4 --sizes 64MB --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("op"), "allreduce");
+  EXPECT_EQ(doc.at("topology"), "nvlink-ring:4");
+  EXPECT_EQ(doc.at("gpus"), 4);
+  ASSERT_EQ(doc.at("results").size(), 1u);
+  const auto& row = doc.at("results")[0];
+  for (const char* key : {"algorithm", "bytes", "time_s", "algbw_GBps", "busbw_GBps"})
+    EXPECT_TRUE(row.contains(key)) << key;
+  EXPECT_EQ(row.at("algorithm"), "ring");
+  EXPECT_DOUBLE_EQ(row.at("bytes").get<double>(), 64e6);
+  EXPECT_NEAR(row.at("time_s").get<double>(), 1.5 * 64e6 / 25e9, 1e-3 * 1.5 * 64e6 / 25e9);
+  EXPECT_NEAR(row.at("busbw_GBps").get<double>(), 25.0, 0.25);
+  EXPECT_NEAR(row.at("algbw_GBps").get<double>(), 25.0 / 1.5, 0.25 / 1.5);
+}
+
+TEST(CliCollective, EveryCollectiveOnTheBooksServerHasTheLinksBusBandwidth) {
+  // Ring collectives and all-to-all through one switch run at the 16 GB/s of each GPU's
+  // link; pipelined broadcast and reduce of 160 MB in 1221 pieces lose (n-2)/k of it.
+  for (const char* op :
+       {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast", "reduce"}) {
+    const auto r = opsim(std::string("collective --op ") + op +
+                         " --topology pcie-switch-4gpu --sizes 160MB --format json");
+    ASSERT_EQ(r.exit_code, 0) << op << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    EXPECT_NEAR(doc.at("results")[0].at("busbw_GBps").get<double>(), 16.0, 0.16) << op;
+    EXPECT_EQ(doc.at("results")[0].at("algorithm"),
+              std::string(op) == "all_to_all" ? "direct" : "ring");
+  }
+}
+
+TEST(CliCollective, SizesDoubleFromMinToMaxInTableAndCsv) {
+  const auto r =
+      opsim("collective --op all_gather --topology nvlink-ring:8 --sizes 1KB:1MB --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Header plus 1000, 2000, ..., 512000 bytes: 10 sizes.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 11) << r.out;
+  EXPECT_EQ(r.out.rfind("op,topology,gpus,algorithm,bytes,count,time_s,algbw_GBps,busbw_GBps\n", 0),
+            0u);
+  EXPECT_NE(r.out.find("all_gather,nvlink-ring:8,8,ring,1000,250,"), std::string::npos) << r.out;
+
+  const auto table = opsim(
+      "collective --op broadcast --topology nvlink-ring:4 --gpus 3 "
+      "--sizes 8B:64B --factor 2");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  for (const char* column :
+       {"size (B)", "count (elts)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "(3 GPUs)"})
+    EXPECT_NE(table.out.find(column), std::string::npos) << column << "\n" << table.out;
+}
+
+TEST(CliCollective, TracesGoToTheTraceDirectory) {
+  const fs::path dir = opsim::test::scratch_dir("opsim_collective_test") / "traces";
+  fs::remove_all(dir);
+  const auto r = opsim(
+      "collective --op reduce_scatter --topology nvlink-ring:4 --sizes 4MB "
+      "--trace-dir " +
+      dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_regular_file(dir / "reduce_scatter-ring-4000000.json"));
+}
+
+TEST(CliCollective, BadFlagsAreOneLineAndExit2) {
+  const char* bad[] = {
+      "collective --op allgather",
+      "collective --algorithm tree",
+      "collective --algorithm ring,nvls",
+      "collective --op all_to_all --algorithm ring",
+      "collective --op allreduce --algorithm direct",
+      "collective --sizes 8X:1GB",
+      "collective --sizes 1GB:8B",
+      "collective --sizes 0:8B",
+      "collective --sizes 8B:",
+      "collective --factor 1",
+      "collective --factor 0.5",
+      "collective --factor two",
+      "collective --sizes 1B:1GB --factor 1.0001",
+      "collective --gpus 1",
+      "collective --gpus 5",
+      "collective --topology nvlink-ring:4 --gpus 8",
+      "collective --topology no-such-machine",
+      "collective --topology desktop-1gpu",
+      "collective --format xml",
+      "collective --trace-dir /proc/opsim",
+  };
+  for (const char* args : bad) {
+    SCOPED_TRACE(args);
+    const auto r = opsim(args);
+    expect_one_line_exit_2(r);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+}  // namespace
