@@ -160,7 +160,9 @@ DiskModel Reader::disk_of_type(const YAML::Node& node, const std::string& what) 
   only_for("lanes", "nvme");
   if (type == "hdd") {
     double rpm = 7200, seek_s = 4e-3, bytes_per_s = 160e6;
-    optional(node, "rpm", [&](auto& v) { rpm = quantity(v, "rpm", kNumber, Bound::kPositive); });
+    // 1e6 rpm: disks spin at 5400 to 15000.
+    optional(node, "rpm",
+             [&](auto& v) { rpm = quantity(v, "rpm", kNumber, Bound::kPositive, 1e6); });
     optional(node, "seek",
              [&](auto& v) { seek_s = quantity(v, "seek", kDuration, Bound::kNonNegative); });
     optional(node, "bandwidth", [&](auto& v) {

@@ -40,6 +40,20 @@ void write_workload(const fs::path& dir, const std::string& text) {
   write_text(dir / "w.json", text);
 }
 
+// m.yaml: cpu0 and gpu0 joined by a PCIe link; `gpu` adds to gpu0's map (and may add devices
+// after it), `link` replaces the link's "type: pcie".
+void write_machine(const fs::path& dir, const std::string& gpu, const std::string& link) {
+  write_text(dir / "m.yaml",
+             "name: m\ndevices:\n  - {name: cpu0, kind: cpu}\n"
+             "  - {name: gpu0, kind: gpu" +
+                 (gpu.starts_with(",") ? gpu + "}" : "}" + gpu) +
+                 "\nlinks:\n  - {between: [gpu0, cpu0], " +
+                 (link.starts_with("type:") ? link
+                  : link.empty()            ? "type: pcie"
+                                            : "type: pcie, " + link) +
+                 "}\n");
+}
+
 const BadCase kCases[] = {
     {"fifo as workload", [](const fs::path& d) { ::mkfifo((d / "w.json").c_str(), 0600); },
      "sim w.json", "w.json: is a FIFO (named pipe), not a workload file"},
@@ -174,6 +188,67 @@ const BadCase kCases[] = {
        fs::create_directory(d / "t.json");
      },
      "sim w.json --trace t.json", "t.json: cannot write the trace: it is a directory"},
+    // Rates beyond their physical bounds (hw_models/parameter_table.hpp), from each place a
+    // machine's figures come from: a topology file (also a profile), --set, the scale flag.
+    {"a link bandwidth of 1e30 in a topology file",
+     [](const fs::path& d) { write_machine(d, "", "bandwidth: 1e30"); }, "topology check m.yaml",
+     "m.yaml:6:52: 'bandwidth' must be at most 1PB/s, got '1e30'"},
+    {"a link bandwidth of 1e30 from --set", [](const fs::path&) {},
+     "compare --set gpu0-sw0.bandwidth=1e30",
+     "--set gpu0-sw0.bandwidth=1e30: 'bandwidth' must be at most 1PB/s, got '1e30'"},
+    {"a duplex bandwidth beyond 1 PB/s", [](const fs::path&) {},
+     "compare --set gpu0-sw0.duplex_bandwidth=2PB/s",
+     "'duplex_bandwidth' must be at most 1PB/s, got '2PB/s'"},
+    {"a link bandwidth scaled beyond 1 PB/s", [](const fs::path&) {},
+     "compare --link-bandwidth-scale 1e20",
+     "--link-bandwidth-scale: link 'cpu0-sw0' would carry more than 1PB/s"},
+    {"an Ethernet link of 1e30 bytes/s",
+     [](const fs::path& d) { write_machine(d, "", "type: ethernet, bandwidth: 1e30"); },
+     "topology check m.yaml", "'bandwidth' must be at most 1PB/s, got '1e30'"},
+    {"a GPU peak beyond 1e18 flop/s", [](const fs::path&) {}, "compare --set gpu0.fp32_peak=1e19",
+     "'fp32_peak' must be at most 1000PFLOPS, got '1e19'"},
+    {"a GPU memory bandwidth beyond 1 PB/s", [](const fs::path&) {},
+     "compare --set gpu1.memory_bandwidth=1e16",
+     "'memory_bandwidth' must be at most 1PB/s, got '1e16'"},
+    {"an SGEMM rate beyond 1e18 flop/s",
+     [](const fs::path& d) { write_machine(d, ", sgemm_rates: [{n: 1024, rate: 1e19}]", ""); },
+     "topology check m.yaml", "m.yaml:4:59: 'rate' must be at most 1000PFLOPS, got '1e19'"},
+    {"a CPU clock of 1 THz", [](const fs::path&) {}, "compare --set cpu0.clock=1e12",
+     "'clock' must be at most 100GHz, got '1e12'"},
+    {"a DRAM channel beyond 1 PB/s", [](const fs::path&) {},
+     "compare --set cpu0.dram.bandwidth_per_channel=1e30",
+     "'bandwidth_per_channel' must be at most 1PB/s, got '1e30'"},
+    {"a memory pass rate beyond 1 PB/s", [](const fs::path&) {},
+     "compare --set 'cpu0.memory_pass_rates={working_set: 8MB, bandwidth: 1e30}'",
+     "'bandwidth' must be at most 1PB/s, got '1e30'"},
+    {"a disk read bandwidth beyond 1 PB/s",
+     [](const fs::path& d) {
+       write_workload(d, one_op(R"({"name": "a", "kind": "compute", "device": "cpu0"})"));
+     },
+     "sim w.json --set nvme0.read_bandwidth=1e30",
+     "--set nvme0.read_bandwidth=1e30: 'read_bandwidth' must be at most 1PB/s, got '1e30'"},
+    {"a disk of 1e12 IOPS",
+     [](const fs::path& d) {
+       write_workload(d, one_op(R"({"name": "a", "kind": "compute", "device": "cpu0"})"));
+     },
+     "sim w.json --set nvme0.read_iops=1e12", "'read_iops' must be at most 1000000000, got '1e12'"},
+    {"an HDD of 1e30 rpm",
+     [](const fs::path& d) {
+       write_machine(d, "\n  - {name: hdd0, kind: disk, type: hdd, rpm: 1e30}", "");
+     },
+     "topology check m.yaml", "'rpm' must be at most 1000000, got '1e30'"},
+    {"a GPU memory beyond 2^53 bytes", [](const fs::path&) {},
+     "compare --set gpu0.memory_size=1e30",
+     "'memory_size' must be at most 9007199254740992 bytes (2^53), got '1e30'"},
+    {"a core speed factor of 1e30", [](const fs::path&) {},
+     "compare --set cpu0.core_pass_speeds=1,1e30",
+     "'core_pass_speeds' must be at most 100, got '1e30'"},
+    {"a profile with a rate beyond its bound",
+     [](const fs::path& d) {
+       write_workload(d, one_op(R"({"name": "a", "kind": "compute", "device": "cpu0"})"));
+       write_machine(d, "", "bandwidth: 16GB/s, duplex_bandwidth: 1e300");
+     },
+     "sim w.json --topology m.yaml", "'duplex_bandwidth' must be at most 1PB/s, got '1e300'"},
 };
 
 void PrintTo(const BadCase& c, std::ostream* out) {
@@ -228,6 +303,31 @@ TEST(BadInputBounds, HundredThousandOpChainFinishes) {
   const CommandResult r = opsim::test::run_program("opsim", "sim chain.json", dir, "timeout 60");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("100000 ops"), std::string::npos) << r.out;
+}
+
+// Zero means "off" for a link's duplex bound and a disk's sequential_* rates: a file and
+// --set take it, and a file written back leaves the key out.
+TEST(BadInputBounds, ZeroTurnsOffTheDuplexBoundAndTheDiskRates) {
+  const fs::path dir = opsim::test::scratch_dir("opsim_bad_input") / "zero-off";
+  fs::create_directories(dir);
+  write_workload(dir, one_op(R"({"name": "a", "kind": "compute", "device": "cpu0"})"));
+  write_machine(dir, "", "bandwidth: 16GB/s, duplex_bandwidth: 0");
+  CommandResult r = opsim::test::run_program("opsim", "topology show m.yaml", dir, "timeout 30");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("duplex_bandwidth"), std::string::npos) << r.out;
+  r = opsim::test::run_program(
+      "opsim",
+      "sim w.json --set nvme0-cpu0.duplex_bandwidth=0 --set nvme0.sequential_read_beside_random=0 "
+      "--set nvme0.sequential_read_beside_write=0 --set nvme0.sequential_reads_together=0 "
+      "--set nvme0.sequential_write_beside_read=0",
+      dir, "timeout 30");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The bounds themselves are valid values.
+  r = opsim::test::run_program("opsim",
+                               "compare --bytes 1MB --set gpu0-sw0.bandwidth=1PB/s "
+                               "--set gpu0.fp32_peak=1000PFLOPS --set cpu0.clock=100GHz",
+                               dir, "timeout 30");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 // Outputs: a symlink writes its target and stays a link; /dev/stdout is written as a stream.
