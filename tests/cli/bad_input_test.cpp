@@ -40,6 +40,18 @@ void write_workload(const fs::path& dir, const std::string& text) {
   write_text(dir / "w.json", text);
 }
 
+// A validation suite S/ whose first workload validates and whose second cannot be
+// simulated (its ops queue past the simulated time range), and a profile p.yaml for both.
+void write_failing_suite(const fs::path& dir) {
+  fs::create_directory(dir / "S");
+  write_text(dir / "p.yaml", "name: p\ndevices:\n  - {name: cpu0, kind: cpu}\n");
+  write_text(dir / "S" / "a.json",
+             R"({"ops": [{"name": "a", "kind": "compute", "device": "cpu0", "flops": 1e6}]})");
+  write_text(dir / "S" / "b.json", R"({"ops": [
+    {"name": "a", "kind": "dispatch", "device": "cpu0", "seconds": 5e9},
+    {"name": "b", "kind": "dispatch", "device": "cpu0", "seconds": 5e9, "after": ["a"]}]})");
+}
+
 // m.yaml: cpu0 and gpu0 joined by a PCIe link; `gpu` adds to gpu0's map (and may add devices
 // after it), `link` replaces the link's "type: pcie".
 void write_machine(const fs::path& dir, const std::string& gpu, const std::string& link) {
@@ -188,6 +200,17 @@ const BadCase kCases[] = {
        fs::create_directory(d / "t.json");
      },
      "sim w.json --trace t.json", "t.json: cannot write the trace: it is a directory"},
+    // A run that fails after writing part of its output removes what it wrote: here ring's
+    // trace and CSV, written before tree queues past the simulated time range, and the
+    // directory the run made for them.
+    {"a compare that fails after another strategy wrote its traces", [](const fs::path&) {},
+     "compare --bytes 8PB --link-bandwidth-scale 1.6e-4 --strategies ring,tree --comm-only "
+     "-j 1 --trace-dir T",
+     "tree on pcie-switch-4gpu: op 'gather gpu1→gpu0' (#0) would end at 9.38e+09 s"},
+    {"a validation suite that fails after one workload wrote its traces",
+     [](const fs::path& d) { write_failing_suite(d); },
+     "validate --suite S --profile p.yaml --repeats 1 --min-time 0 --trace-dir T/traces",
+     "S/b.json: simulation: op 'b' (#1) would end at 1e+10 s"},
     // Rates beyond their physical bounds (hw_models/parameter_table.hpp), from each place a
     // machine's figures come from: a topology file (also a profile), --set, the scale flag.
     {"a link bandwidth of 1e30 in a topology file",
@@ -328,6 +351,30 @@ TEST(BadInputBounds, ZeroTurnsOffTheDuplexBoundAndTheDiskRates) {
                                "--set gpu0.fp32_peak=1000PFLOPS --set cpu0.clock=100GHz",
                                dir, "timeout 30");
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A failed compare removes the traces it wrote into an existing directory, and only those:
+// the user's own files and an older trace it never replaced stay; a compare that completes
+// keeps its traces.
+TEST(BadInputOutputs, AFailedCompareRemovesOnlyItsOwnTraces) {
+  const fs::path dir = opsim::test::scratch_dir("opsim_bad_input") / "failed-compare";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "T");
+  write_text(dir / "T" / "notes.txt", "mine");
+  write_text(dir / "T" / "tree.json", "an older run's");
+  const std::string args =
+      "compare --bytes 8PB --link-bandwidth-scale 1.6e-4 --comm-only -j 1 --trace-dir T "
+      "--strategies ";
+  CommandResult r = opsim::test::run_program("opsim", args + "ring,tree", dir, "timeout 30");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "T" / "ring.json"));
+  EXPECT_FALSE(fs::exists(dir / "T" / "ring.csv"));
+  EXPECT_EQ(slurp(dir / "T" / "notes.txt"), "mine");
+  EXPECT_EQ(slurp(dir / "T" / "tree.json"), "an older run's");
+  r = opsim::test::run_program("opsim", args + "ring", dir, "timeout 30");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "T" / "ring.json"));
+  EXPECT_TRUE(fs::exists(dir / "T" / "ring.csv"));
 }
 
 // Outputs: a symlink writes its target and stays a link; /dev/stdout is written as a stream.
