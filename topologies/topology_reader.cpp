@@ -374,7 +374,9 @@ Machine Reader::parse(std::string_view text_view) {
   Machine machine(name);
   optional(root, "description", [&](const YAML::Node& v) {
     if (!v.IsScalar()) fail(v.Mark(), "'description' must be text, got " + node_type_name(v));
-    machine.set_description(v.Scalar());
+    // Checked as names are (valid UTF-8, no control character but line breaks): it is
+    // written back to traces and files and must read back the same. Empty is allowed.
+    machine.set_description(v.Scalar().empty() ? std::string() : text(v, "description"));
   });
 
   auto sequence = [&](const YAML::Node& map, const char* key) -> YAML::Node {
