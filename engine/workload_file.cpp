@@ -241,7 +241,7 @@ Op read_op(const OpReader& r, const std::string& kind) {
   if (const json* stream = r.find("stream")) {
     if (!stream->is_number_integer() || stream->get<long long>() < 0 ||
         stream->get<long long>() > 1'000'000)
-      r.fail("'stream' must be a whole number >= 0");
+      r.fail("'stream' must be a whole number from 0 to 1000000");
     op.stream = static_cast<std::int32_t>(stream->get<long long>());
   }
   op.alloc_bytes = r.byte_count("alloc", false, false);

@@ -31,6 +31,18 @@ std::string platform_problem() {
   return opsim::gui::missing_platform_plugin();
 }
 
+// Qt's own debug, info and warning lines ("QStandardPaths: XDG_RUNTIME_DIR not set", "This
+// plugin does not support propagateSizeHints()") would come between opsim-gui's lines and
+// read as part of an error: they are dropped unless OPSIM_GUI_QT_MESSAGES is set. Critical
+// and fatal messages stay, one line each.
+void qt_message(QtMsgType type, const QMessageLogContext&, const QString& message) {
+  if (type != QtCriticalMsg && type != QtFatalMsg && unset("OPSIM_GUI_QT_MESSAGES")) return;
+  QString line = message;
+  line.replace(QLatin1Char('\n'), QLatin1Char(' '));
+  std::fprintf(stderr, "opsim-gui: qt: %s\n", qPrintable(line));
+  if (type == QtFatalMsg) std::abort();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,6 +50,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "opsim-gui: %s\n", problem.c_str());
     return 2;
   }
+  qInstallMessageHandler(qt_message);
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("opsim-gui"));
   QCommandLineParser parser;
@@ -48,7 +61,7 @@ int main(int argc, char** argv) {
   QCommandLineOption smoke(
       QStringLiteral("smoke-test"),
       QStringLiteral("Show the window, wait for the first simulation (at most 60 s), "
-                     "grab it and exit 0 if the grab worked"));
+                     "grab it and exit 0 if the grab worked (2 if a trace was refused)"));
   QCommandLineOption shot(QStringLiteral("screenshot"),
                           QStringLiteral("Save the grabbed window here"), QStringLiteral("FILE"));
   parser.addOption(no_run);
@@ -59,9 +72,12 @@ int main(int argc, char** argv) {
 
   opsim::gui::MainWindow window(opsim::gui::MainWindow::Options{!parser.isSet(no_run), {}});
   window.show();
+  // A trace that cannot be read: one line each on stderr; the window opens with the rest.
+  bool refused = false;
   if (!parser.positionalArguments().isEmpty()) {
     for (const QString& e : window.open_traces(parser.positionalArguments())) {
       std::fprintf(stderr, "opsim-gui: %s\n", qPrintable(e));
+      refused = true;
     }
   }
   if (!parser.isSet(smoke)) return app.exec();
@@ -80,5 +96,5 @@ int main(int argc, char** argv) {
               qPrintable(window.status_text()));
   if (pixmap.isNull() || !window.isVisible()) return 1;
   if (parser.isSet(shot) && !pixmap.save(parser.value(shot))) return 1;
-  return 0;
+  return refused ? 2 : 0;  // a trace named on the command line was bad input
 }
