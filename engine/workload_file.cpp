@@ -50,7 +50,7 @@ std::string shortest(double value) {
 class OpReader {
  public:
   OpReader(const WorkloadFile& file, const Machine& machine, std::size_t index, const json& object)
-      : file_(file), machine_(machine), index_(index), object_(object) {
+      : machine_(machine), object_(object) {
     place_ = file.source + ": ops[" + std::to_string(index) + "]";
     if (object.is_object() && object.contains("name") && object["name"].is_string())
       place_ += " ('" + object["name"].get<std::string>() + "')";
@@ -143,9 +143,7 @@ class OpReader {
   const std::string& place() const { return place_; }
 
  private:
-  const WorkloadFile& file_;
   const Machine& machine_;
-  std::size_t index_;
   const json& object_;
   std::string place_;
 };
