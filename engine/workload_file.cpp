@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "common/edit_distance.hpp"
+#include "common/closest_name.hpp"
 #include "common/input_error.hpp"
 #include "common/input_file.hpp"
 #include "engine/json_input.hpp"
@@ -19,17 +19,18 @@ namespace {
 
 using nlohmann::json;
 
-std::string suggestion(std::string_view word, const std::vector<std::string>& choices) {
-  std::string best;
-  std::size_t best_distance = 3;
-  for (const auto& c : choices) {
-    const std::size_t d = edit_distance(word, c);
-    if (d < best_distance) {
-      best_distance = d;
-      best = c;
-    }
-  }
-  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+// " (did you mean 'x'?)" for a key, else " (valid: a, b, ...)": the keys are few.
+std::string key_suggestion(std::string_view key, const std::vector<std::string>& keys) {
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  return " " + name_suggestion(key, views);
+}
+
+// " (did you mean 'x'?)" for an op or device name close to one of `names`, else nothing:
+// a workload's names may be too many to list.
+std::string name_hint(std::string_view name, const std::vector<std::string>& names) {
+  const std::vector<std::string_view> views(names.begin(), names.end());
+  const std::optional<std::string_view> best = closest_name(name, views);
+  return best ? " (did you mean '" + std::string(*best) + "'?)" : "";
 }
 
 // The largest values a workload may give; a simulated time that still leaves int64
@@ -49,7 +50,7 @@ std::string shortest(double value) {
 class OpReader {
  public:
   OpReader(const WorkloadFile& file, const Machine& machine, std::size_t index, const json& object)
-      : file_(file), machine_(machine), index_(index), object_(object) {
+      : machine_(machine), object_(object) {
     place_ = file.source + ": ops[" + std::to_string(index) + "]";
     if (object.is_object() && object.contains("name") && object["name"].is_string())
       place_ += " ('" + object["name"].get<std::string>() + "')";
@@ -62,7 +63,7 @@ class OpReader {
     for (const auto& [key, value] : object_.items()) {
       (void)value;
       if (std::find(keys.begin(), keys.end(), key) == keys.end())
-        fail("unknown key '" + key + "'" + suggestion(key, keys));
+        fail("unknown key '" + key + "'" + key_suggestion(key, keys));
     }
   }
 
@@ -93,7 +94,7 @@ class OpReader {
         fail(std::string("'") + key + "': unknown device '" + device_name + "': topology '" +
              machine_.name() + "' has no GPU");
       fail(std::string("'") + key + "': unknown device '" + device_name + "' in topology '" +
-           machine_.name() + "'" + suggestion(device_name, names));
+           machine_.name() + "'" + name_hint(device_name, names));
     }
     const DeviceKind kind = machine_.device(*id).kind;
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
@@ -142,9 +143,7 @@ class OpReader {
   const std::string& place() const { return place_; }
 
  private:
-  const WorkloadFile& file_;
   const Machine& machine_;
-  std::size_t index_;
   const json& object_;
   std::string place_;
 };
@@ -240,7 +239,7 @@ Op read_op(const OpReader& r, const std::string& kind) {
   if (const json* stream = r.find("stream")) {
     if (!stream->is_number_integer() || stream->get<long long>() < 0 ||
         stream->get<long long>() > 1'000'000)
-      r.fail("'stream' must be a whole number >= 0");
+      r.fail("'stream' must be a whole number from 0 to 1000000");
     op.stream = static_cast<std::int32_t>(stream->get<long long>());
   }
   op.alloc_bytes = r.byte_count("alloc", false, false);
@@ -291,7 +290,7 @@ WorkloadFile parse_workload_json(std::string_view text, std::string_view source)
                                                    "max_in_flight"};
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
       throw InputError(file.source + ": unknown top-level key '" + key + "'" +
-                       suggestion(key, kKeys));
+                       key_suggestion(key, kKeys));
   }
   if (!doc.contains("ops") || !doc["ops"].is_array())
     throw InputError(file.source + ": missing \"ops\" (an array of ops)");
@@ -348,7 +347,7 @@ OpGraph build_workload_graph(const WorkloadFile& file, const Machine& machine) {
       if (it == by_name.end()) {
         std::vector<std::string> names;
         for (const auto& [n, id] : by_name) names.push_back(n);
-        reader.fail("'after': no op named '" + before + "'" + suggestion(before, names));
+        reader.fail("'after': no op named '" + before + "'" + name_hint(before, names));
       }
       if (it->second == i) reader.fail("an op cannot come after itself");
       graph.add_dependency(it->second, static_cast<OpId>(i));

@@ -33,6 +33,18 @@ std::string platform_problem() {
   return opsim::gui::missing_platform_plugin();
 }
 
+// Qt's own debug, info and warning lines ("QStandardPaths: XDG_RUNTIME_DIR not set", "This
+// plugin does not support propagateSizeHints()") would come between opsim-gui's lines and
+// read as part of an error: they are dropped unless OPSIM_GUI_QT_MESSAGES is set. Critical
+// and fatal messages stay, one line each.
+void qt_message(QtMsgType type, const QMessageLogContext&, const QString& message) {
+  if (type != QtCriticalMsg && type != QtFatalMsg && unset("OPSIM_GUI_QT_MESSAGES")) return;
+  QString line = message;
+  line.replace(QLatin1Char('\n'), QLatin1Char(' '));
+  std::fprintf(stderr, "opsim-gui: qt: %s\n", qPrintable(line));
+  if (type == QtFatalMsg) std::abort();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,6 +52,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "opsim-gui: %s\n", problem.c_str());
     return 2;
   }
+  qInstallMessageHandler(qt_message);
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("opsim-gui"));
   QCommandLineParser parser;

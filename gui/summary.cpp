@@ -5,8 +5,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "engine/trace_summary.hpp"
 #include "common/input_error.hpp"
+#include "engine/json_input.hpp"
+#include "engine/trace_summary.hpp"
 
 namespace opsim::gui {
 
@@ -33,12 +34,9 @@ std::string string_or(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 CompareOutput parse_compare_json(const std::string& json_text) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(std::string("compare output: not JSON at byte ") + std::to_string(e.byte));
-  }
+  // The checked parser of every JSON input: line and column, numbers beyond a double's
+  // range and keys given twice refused, no nlohmann text in the message.
+  const nlohmann::json j = parse_json_input(json_text, "compare output");
   if (!j.is_object() || !j.contains("results") || !j["results"].is_array()) {
     throw InputError("compare output: no \"results\" array");
   }

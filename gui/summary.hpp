@@ -27,8 +27,10 @@ struct CompareOutput {
   std::vector<SummaryRow> rows;
 };
 
-/// Parses the JSON printed by `opsim compare --format json`. Throws opsim::InputError with a
-/// one-line message ("compare output: ...") when it is not that shape.
+/// Parses the JSON printed by `opsim compare --format json` with the checked parser of every
+/// JSON input (engine/json_input.hpp). Throws opsim::InputError with a one-line message
+/// ("compare output:LINE:COL: invalid JSON: ...", "compare output: ...") when it is not JSON
+/// or not that shape.
 CompareOutput parse_compare_json(const std::string& json_text);
 
 /// Summary of a trace that came without one (engine/trace_summary): makespan, bytes moved,

@@ -26,6 +26,7 @@ const LinkParameter kLinkParameters[] = {
     {.key = "duplex_bandwidth",
      .member = &L::duplex_bytes_per_s,
      .unit = kBandwidth,
+     .zero_allowed = true,
      .doc = "both directions together at most this (0: no bound but each direction's)",
      .measured_by = M::kGpuCopiesBothDirections,
      .written_unless = 0.0,

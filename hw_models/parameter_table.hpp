@@ -44,13 +44,51 @@ using ParameterMember =
 
 inline constexpr double kNoWrittenDefault = std::numeric_limits<double>::quiet_NaN();
 
+// Upper bounds of the quantities, one per unit: every row of that unit, every entry of a list
+// of rates, and the device types' own keys (an HDD's or an Ethernet link's `bandwidth`) are
+// refused beyond them. Each lies about 100x beyond the fastest hardware built today, so no real
+// machine is refused, while a typo such as 1e30 is; and a simulation's times stay far from
+// what SimGrid's solver and int64 nanoseconds can represent.
+
+/// 1 PB/s: an HBM3e GPU's memory moves 8e12 B/s, NVLink 5 1.8e12 B/s per GPU.
+inline constexpr double kMaxBytesPerS = 1e15;
+/// 1e18 flop/s on one device: an H100's dense fp16 tensor-core peak is about 1e15.
+inline constexpr double kMaxFlopsPerS = 1e18;
+/// 100 GHz: CPU clocks are 2 to 6 GHz.
+inline constexpr double kMaxHz = 1e11;
+/// 1e9 requests per second: an NVMe SSD serves 1e6 to 1e7 random reads per second.
+inline constexpr double kMaxIops = 1e9;
+/// 2^53 bytes (9 PB), the largest byte count a double holds exactly, as in a workload.
+inline constexpr double kMaxBytes = 9007199254740992.0;
+/// A core's speed factor (core_pass_speeds, ...) at most 100 times the mean core's: cores of
+/// one CPU differ by a few times at most.
+inline constexpr double kMaxCoreSpeed = 100;
+
+/// The upper bound of `unit` above; infinity for units without one (durations, plain
+/// numbers: a row sets its own `max`).
+constexpr double unit_upper_bound(ParameterUnit unit) {
+  switch (unit) {
+    case ParameterUnit::kBandwidth:
+      return kMaxBytesPerS;
+    case ParameterUnit::kComputeRate:
+      return kMaxFlopsPerS;
+    case ParameterUnit::kClock:
+      return kMaxHz;
+    case ParameterUnit::kSize:
+      return kMaxBytes;
+    default:
+      return std::numeric_limits<double>::infinity();
+  }
+}
+
 template <typename Model>
 struct ParameterRow {
   std::string_view key;  ///< YAML key, and the FIELD of `--set NAME.FIELD=VALUE`
   ParameterMember<Model> member;
   ParameterUnit unit;
-  /// Smallest and largest valid value (a count's range; a quantity's upper bound). A
-  /// quantity must be positive unless zero_allowed (then zero or positive).
+  /// Smallest and largest valid value (a count's range; a quantity's upper bound, at most
+  /// its unit's unit_upper_bound() whatever `max` says). A quantity must be positive unless
+  /// zero_allowed (then zero or positive; zero then means "off" or "none").
   double min = 0;
   double max = std::numeric_limits<double>::infinity();
   bool zero_allowed = false;

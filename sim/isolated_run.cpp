@@ -141,9 +141,9 @@ std::vector<pollfd> wait_for_any(const std::vector<RunningChild>& running) {
 
 }  // namespace
 
-std::vector<ChildOutcome> run_isolated_jobs(const std::vector<std::function<std::string()>>& jobs,
-                                            unsigned parallel,
-                                            const std::function<void(std::size_t)>& on_done) {
+std::vector<ChildOutcome> run_isolated_jobs(
+    const std::vector<std::function<std::string()>>& jobs, unsigned parallel,
+    const std::function<void(std::size_t, const ChildOutcome&)>& on_done) {
   std::vector<ChildOutcome> outcomes(jobs.size());
   std::vector<RunningChild> running;
   std::size_t next = 0;
@@ -157,7 +157,7 @@ std::vector<ChildOutcome> run_isolated_jobs(const std::vector<std::function<std:
       const std::size_t index = running[i].index;
       if (!read_or_reap(running[i], outcomes[index])) continue;
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-      if (on_done) on_done(index);
+      if (on_done) on_done(index, outcomes[index]);
     }
   }
   return outcomes;

@@ -36,13 +36,14 @@ class ChildProcessFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Runs every job, at most `parallel` at once, each in a fresh forked child. `on_done(index)`
-/// is called in the parent as each job ends (for progress bars). Outcomes keep job order.
+/// Runs every job, at most `parallel` at once, each in a fresh forked child.
+/// `on_done(index, outcome)` is called in the parent as each job ends (for progress bars, or
+/// to note what a job wrote). Outcomes keep job order.
 /// Throws std::system_error when pipe, fork or poll fail. Call only from a single-threaded
 /// process (the children copy no other threads, and the locks those held stay held).
-std::vector<ChildOutcome> run_isolated_jobs(const std::vector<std::function<std::string()>>& jobs,
-                                            unsigned parallel,
-                                            const std::function<void(std::size_t)>& on_done = {});
+std::vector<ChildOutcome> run_isolated_jobs(
+    const std::vector<std::function<std::string()>>& jobs, unsigned parallel,
+    const std::function<void(std::size_t, const ChildOutcome&)>& on_done = {});
 
 /// Throws what `outcome` says, each message prefixed with `context` (e.g. "ring on dgx1: "):
 /// InputError for bad input, ChildProcessFailure otherwise. Does nothing when it is ok.

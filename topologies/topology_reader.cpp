@@ -160,7 +160,9 @@ DiskModel Reader::disk_of_type(const YAML::Node& node, const std::string& what) 
   only_for("lanes", "nvme");
   if (type == "hdd") {
     double rpm = 7200, seek_s = 4e-3, bytes_per_s = 160e6;
-    optional(node, "rpm", [&](auto& v) { rpm = quantity(v, "rpm", kNumber, Bound::kPositive); });
+    // 1e6 rpm: disks spin at 5400 to 15000.
+    optional(node, "rpm",
+             [&](auto& v) { rpm = quantity(v, "rpm", kNumber, Bound::kPositive, 1e6); });
     optional(node, "seek",
              [&](auto& v) { seek_s = quantity(v, "seek", kDuration, Bound::kNonNegative); });
     optional(node, "bandwidth", [&](auto& v) {
@@ -396,7 +398,9 @@ Machine Reader::parse(std::string_view text_view) {
   Machine machine(name);
   optional(root, "description", [&](const YAML::Node& v) {
     if (!v.IsScalar()) fail(v.Mark(), "'description' must be text, got " + node_type_name(v));
-    machine.set_description(v.Scalar());
+    // Checked as names are (valid UTF-8, no control character but line breaks): it is
+    // written back to traces and files and must read back the same. Empty is allowed.
+    machine.set_description(v.Scalar().empty() ? std::string() : text(v, "description"));
   });
 
   auto sequence = [&](const YAML::Node& map, const char* key) -> YAML::Node {

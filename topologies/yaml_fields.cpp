@@ -1,16 +1,16 @@
 #include "topologies/yaml_fields.hpp"
 
-#include "common/utf8.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
 #include "common/closest_name.hpp"
 #include "common/input_error.hpp"
+#include "common/utf8.hpp"
 #include "hw_models/units.hpp"
 
 namespace opsim::topology_yaml {
@@ -41,14 +41,22 @@ const Quantity& quantity_of(ParameterUnit unit) {
 
 }  // namespace
 
+namespace {
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+}  // namespace
+
 const Quantity kBandwidth{parse_bytes_per_s, "a bandwidth",
-                          "'16GB/s', '10Gbit/s' or bytes per second"};
-const Quantity kDuration{parse_seconds, "a duration", "'100ns', '1.5us', '8ms' or seconds"};
-const Quantity kSize{parse_bytes, "a size", "'16GB', '512MiB' or bytes"};
-const Quantity kComputeRate{parse_flops_per_s, "a compute rate",
-                            "'15.7TFLOPS' or flops per second"};
-const Quantity kClock{parse_hz, "a clock", "'3.0GHz' or Hz"};
-const Quantity kNumber{parse_plain, "a number", "'7200', '500k' or '1.5e5'"};
+                          "'16GB/s', '10Gbit/s' or bytes per second",
+                          unit_upper_bound(ParameterUnit::kBandwidth), "1PB/s"};
+const Quantity kDuration{parse_seconds, "a duration", "'100ns', '1.5us', '8ms' or seconds",
+                         unit_upper_bound(ParameterUnit::kDuration), ""};
+const Quantity kSize{parse_bytes, "a size", "'16GB', '512MiB' or bytes",
+                     unit_upper_bound(ParameterUnit::kSize), "9007199254740992 bytes (2^53)"};
+const Quantity kComputeRate{parse_flops_per_s, "a compute rate", "'15.7TFLOPS' or flops per second",
+                            unit_upper_bound(ParameterUnit::kComputeRate), "1000PFLOPS"};
+const Quantity kClock{parse_hz, "a clock", "'3.0GHz' or Hz",
+                      unit_upper_bound(ParameterUnit::kClock), "100GHz"};
+const Quantity kNumber{parse_plain, "a number", "'7200', '500k' or '1.5e5'", kUnbounded, ""};
 
 bool contains(Keys keys, std::string_view key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
@@ -150,7 +158,7 @@ double FieldReader::fraction(const YAML::Node& value, std::string_view key) cons
 }
 
 double FieldReader::quantity(const YAML::Node& value, std::string_view key, const Quantity& q,
-                             Bound bound) const {
+                             Bound bound, double max) const {
   const std::string k = "'" + std::string(key) + "'";
   const char* sign = bound == Bound::kPositive ? "positive" : "zero or positive";
   if (!value.IsScalar())
@@ -172,6 +180,13 @@ double FieldReader::quantity(const YAML::Node& value, std::string_view key, cons
     fail(value.Mark(), k + " must be a finite " + sign + " number, got '" + s + "'");
   if (bound == Bound::kPositive && !(*parsed > 0))
     fail(value.Mark(), k + " must be positive, got '" + s + "'");
+  if (*parsed > q.max)
+    fail(value.Mark(), k + " must be at most " + q.max_text + ", got '" + s + "'");
+  if (*parsed > max) {
+    char most[32];
+    std::snprintf(most, sizeof most, "%.15g", max);
+    fail(value.Mark(), k + " must be at most " + most + ", got '" + s + "'");
+  }
   return *parsed;
 }
 
@@ -187,7 +202,7 @@ double FieldReader::scalar(ParameterUnit unit, const YAML::Node& value, std::str
       return boolean(value, key) ? 1.0 : 0.0;
     default:
       return quantity(value, key, quantity_of(unit),
-                      zero_allowed ? Bound::kNonNegative : Bound::kPositive);
+                      zero_allowed ? Bound::kNonNegative : Bound::kPositive, max);
   }
 }
 
@@ -244,7 +259,7 @@ std::vector<double> FieldReader::core_speeds(const YAML::Node& list, std::string
                           "[1.1, 0.9], got " + node_type_name(list));
   std::vector<double> speeds;
   for (const YAML::Node& item : list)
-    speeds.push_back(quantity(item, key, kNumber, Bound::kPositive));
+    speeds.push_back(quantity(item, key, kNumber, Bound::kPositive, kMaxCoreSpeed));
   if (speeds.size() > static_cast<std::size_t>(cores))
     fail(list.Mark(), "'" + k + "' of " + what + " lists " + std::to_string(speeds.size()) +
                           " speeds for " + std::to_string(cores) + " cores");

@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,11 +20,13 @@ using Keys = std::span<const std::string_view>;
 bool contains(Keys keys, std::string_view key);
 std::string node_type_name(const YAML::Node& node);
 
-/// What a quantity field holds: its parser and how an error describes it.
+/// What a quantity field holds: its parser, its upper bound, and how an error describes them.
 struct Quantity {
   std::optional<double> (*parse)(std::string_view);
-  const char* noun;     // "a bandwidth"
-  const char* example;  // "'16GB/s', '10Gbit/s' or bytes per second"
+  const char* noun;      // "a bandwidth"
+  const char* example;   // "'16GB/s', '10Gbit/s' or bytes per second"
+  double max;            // the unit's upper bound (unit_upper_bound in parameter_table.hpp)
+  const char* max_text;  // max as a file writes it: "1PB/s"
 };
 extern const Quantity kBandwidth, kDuration, kSize, kComputeRate, kClock, kNumber;
 std::optional<double> parse_hz(std::string_view text);
@@ -45,8 +48,9 @@ class FieldReader {
   long integer(const YAML::Node& value, std::string_view key, long min, long max) const;
   bool boolean(const YAML::Node& value, std::string_view key) const;
   double fraction(const YAML::Node& value, std::string_view key) const;
-  double quantity(const YAML::Node& value, std::string_view key, const Quantity& q,
-                  Bound bound) const;
+  /// A finite number of `q`'s unit, positive (or zero), at most `q.max` and at most `max`.
+  double quantity(const YAML::Node& value, std::string_view key, const Quantity& q, Bound bound,
+                  double max = std::numeric_limits<double>::infinity()) const;
   /// Calls `set` with map[key] when present.
   template <typename Setter>
   void optional(const YAML::Node& map, std::string_view key, Setter&& set) const {

@@ -250,8 +250,9 @@ int rounds_one_way(const ValidationResult& result) {
   return sign;
 }
 
-std::vector<std::filesystem::path> write_validation_traces(const ValidationResult& result,
-                                                           const std::filesystem::path& dir) {
+std::vector<std::filesystem::path> write_validation_traces(
+    const ValidationResult& result, const std::filesystem::path& dir,
+    const std::function<void(const std::filesystem::path&)>& on_written) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir.string() + ": cannot create the trace directory: " + ec.message());
@@ -260,9 +261,13 @@ std::vector<std::filesystem::path> write_validation_traces(const ValidationResul
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '-';
   const std::vector<std::filesystem::path> paths = {
       dir / (stem + ".real.json"), dir / (stem + ".sim.json"), dir / (stem + ".overlay.json")};
-  write_chrome_trace(result.real_trace, paths[0]);
-  write_chrome_trace(result.sim_trace, paths[1]);
-  write_chrome_trace(overlay_traces(result.real_trace, result.sim_trace), paths[2]);
+  const Trace* traces[] = {&result.real_trace, &result.sim_trace, nullptr};
+  const Trace overlay = overlay_traces(result.real_trace, result.sim_trace);
+  traces[2] = &overlay;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    write_chrome_trace(*traces[i], paths[i]);
+    if (on_written) on_written(paths[i]);
+  }
   return paths;
 }
 

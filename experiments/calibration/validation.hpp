@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -138,8 +139,9 @@ Trace overlay_traces(const Trace& real, const Trace& sim);
 nlohmann::json to_json(const ValidationResult& result);
 /// Writes <stem>.real.json, <stem>.sim.json and <stem>.overlay.json (Chrome traces) into
 /// `dir` (created when missing); stem defaults to the workload name with unsafe characters
-/// replaced. Returns the three paths.
-std::vector<std::filesystem::path> write_validation_traces(const ValidationResult& result,
-                                                           const std::filesystem::path& dir);
+/// replaced. Returns the three paths; `on_written(path)` is called as each is complete.
+std::vector<std::filesystem::path> write_validation_traces(
+    const ValidationResult& result, const std::filesystem::path& dir,
+    const std::function<void(const std::filesystem::path&)>& on_written = {});
 
 }  // namespace opsim::calibration

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "common/input_error.hpp"
+#include "common/run_outputs.hpp"
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "experiments/cli/cli_options.hpp"
@@ -124,12 +125,19 @@ std::vector<StrategyRunRequest> compare_requests(const CompareOptions& options,
 }
 
 // Runs every request in its own process; the first failure ends the command with its cause.
+// Each trace and CSV a request wrote is noted in `traces` as its job ends.
 std::vector<CompareRow> run_compare_requests(const CompareOptions& options,
-                                             const std::vector<StrategyRunRequest>& requests) {
+                                             const std::vector<StrategyRunRequest>& requests,
+                                             RunOutputs& traces) {
   std::vector<std::function<std::string()>> jobs;
   for (const auto& request : requests)
     jobs.push_back([request] { return to_json(run_strategy(request)).dump(); });
-  const auto outcomes = run_isolated_jobs(jobs, options.parallel);
+  const auto outcomes =
+      run_isolated_jobs(jobs, options.parallel, [&](std::size_t i, const ChildOutcome& outcome) {
+        if (!outcome.ok()) return;
+        for (const std::string& path : {requests[i].trace_path, requests[i].csv_path})
+          if (!path.empty()) traces.wrote(path);
+      });
   for (std::size_t i = 0; i < outcomes.size(); ++i)
     throw_if_failed(outcomes[i], requests[i].strategy + " on " + options.topology + ": ");
   std::vector<CompareRow> rows;
@@ -227,12 +235,10 @@ int run_compare(const CompareOptions& options) {
   const std::vector<StrategyRunRequest> requests = compare_requests(options, trace_dir);
   // Every strategy's needs and size limits before any simulation runs or file is made.
   check_strategy_requests(requests);
-  if (!options.trace_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(options.trace_dir, error);
-    if (error) throw InputError("--trace-dir " + options.trace_dir + ": " + error.message());
-  }
-  const std::vector<CompareRow> rows = run_compare_requests(options, requests);
+  // A run that fails from here on removes the traces it wrote (run_outputs.hpp).
+  RunOutputs traces(options.trace_dir);
+  traces.prepare();
+  const std::vector<CompareRow> rows = run_compare_requests(options, requests, traces);
   if (!options.png_path.empty()) {
     std::vector<StrategyRunResult> shown;
     for (const CompareRow& row : rows) shown.push_back(row.result);
@@ -246,6 +252,7 @@ int run_compare(const CompareOptions& options) {
     print_compare_csv(options, machine, rows);
   else
     print_compare_table(options, machine, gpus, rows);
+  traces.keep();
   return 0;
 }
 

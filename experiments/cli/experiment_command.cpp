@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/input_error.hpp"
+#include "common/run_outputs.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "experiments/book/experiment.hpp"
 #include "experiments/cli/cli_options.hpp"
@@ -45,17 +46,19 @@ int run_experiment_command(const ExperimentCommandOptions& options) {
   const book::ExperimentResult result = book::run_experiment(options.name, experiment);
 
   std::vector<std::string> trace_files;
+  // A trace that cannot be written removes those written before it (run_outputs.hpp).
+  RunOutputs traces(options.trace_dir);
   if (!options.trace_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(options.trace_dir, error);
-    if (error) throw InputError("--trace-dir " + options.trace_dir + ": " + error.message());
+    traces.prepare();
     for (const book::Variant& v : result.variants) {
       const auto path = std::filesystem::path(options.trace_dir) /
                         (file_stem(options.name + "-" + options.backend + "-" + v.name) + ".json");
       write_chrome_trace(v.trace, path);
+      traces.wrote(path);
       trace_files.push_back(path.string());
     }
   }
+  traces.keep();
 
   if (options.format == "json") {
     nlohmann::json out = {{"experiment", result.experiment}, {"backend", result.backend}};

@@ -91,8 +91,8 @@ int run_sweep(const SweepOptions& options) {
   for (const auto& request : requests)
     jobs.push_back([request] { return to_json(run_strategy(request)).dump(); });
   ProgressBar progress(jobs.size(), "simulations");
-  const auto outcomes =
-      run_isolated_jobs(jobs, options.parallel, [&](std::size_t) { progress.advance(); });
+  const auto outcomes = run_isolated_jobs(
+      jobs, options.parallel, [&](std::size_t, const ChildOutcome&) { progress.advance(); });
   progress.finish();
   write_sweep_csv(options, requests, outcomes);
   throw_first_failure(requests, outcomes);

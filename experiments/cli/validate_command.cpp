@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/input_error.hpp"
+#include "common/run_outputs.hpp"
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_writer.hpp"
 #include "experiments/calibration/accuracy.hpp"
@@ -180,6 +181,15 @@ calibration::ValidationOptions validation_options(const ValidateCommandOptions& 
   return vo;
 }
 
+// A workload's three traces into --trace-dir, each noted in `traces` as it is complete, so
+// that a run that fails later removes them; none without --trace-dir.
+std::vector<fs::path> write_traces(const ValidationResult& r, RunOutputs& traces) {
+  if (traces.directory().empty()) return {};
+  traces.prepare();
+  return calibration::write_validation_traces(r, traces.directory(),
+                                              [&](const fs::path& p) { traces.wrote(p); });
+}
+
 // Each workload's real runs in rounds between calibration passes over what its ops use,
 // each round simulated on the samples beside it (interleaved_validation.hpp).
 ValidationResult validate_interleaved(const ValidateCommandOptions& o, const WorkloadFile& workload,
@@ -199,7 +209,7 @@ std::size_t interleave_steps(const ValidateCommandOptions& o) {
 // threads; then each workload's real runs.
 std::vector<ValidationResult> validate_suite_once(const ValidateCommandOptions& o,
                                                   const std::vector<WorkloadFile>& workloads,
-                                                  const Machine& profile) {
+                                                  const Machine& profile, RunOutputs& traces) {
   std::vector<std::function<std::string()>> jobs;
   for (const auto& w : workloads) {
     const std::uint32_t window = calibration::effective_max_in_flight(w, o.max_in_flight);
@@ -221,7 +231,7 @@ std::vector<ValidationResult> validate_suite_once(const ValidateCommandOptions& 
         workloads[i].name, real, parse_chrome_trace(sims[i].text, workloads[i].source),
         vo.statistic));
     results.back().disk_note = note;
-    if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
+    write_traces(results.back(), traces);
     bar.advance();
   }
   bar.finish();
@@ -232,7 +242,8 @@ std::vector<ValidationResult> validate_suite_once(const ValidateCommandOptions& 
 // median per workload, so that one lucky or unlucky round on a shared host is not the answer.
 // `first`: round 1's profile (the given one, or the first fresh calibration).
 int run_suite_rounds(const ValidateCommandOptions& o, const std::string& format,
-                     const std::vector<WorkloadFile>& workloads, const Machine& first) {
+                     const std::vector<WorkloadFile>& workloads, const Machine& first,
+                     RunOutputs& traces) {
   std::vector<std::vector<double>> errors(workloads.size());
   std::string profile_name = first.name();
   for (int round = 1; round <= o.rounds; ++round) {
@@ -242,7 +253,8 @@ int run_suite_rounds(const ValidateCommandOptions& o, const std::string& format,
             ? calibrate_with_progress(false, 0, o.scratch_dir, statistic_option(o.statistic))
             : first;
     profile_name = profile.name();
-    const std::vector<ValidationResult> results = validate_suite_once(o, workloads, profile);
+    const std::vector<ValidationResult> results =
+        validate_suite_once(o, workloads, profile, traces);
     for (std::size_t i = 0; i < results.size(); ++i) errors[i].push_back(results[i].makespan_error);
   }
   std::vector<double> medians, all;
@@ -294,7 +306,7 @@ int run_suite_rounds(const ValidateCommandOptions& o, const std::string& format,
   return 0;
 }
 
-int run_suite(const ValidateCommandOptions& o, const std::string& format) {
+int run_suite(const ValidateCommandOptions& o, const std::string& format, RunOutputs& traces) {
   std::error_code ec;
   if (!fs::is_directory(o.suite_dir, ec))
     throw InputError(o.suite_dir + ": --suite needs a directory of workload files");
@@ -314,7 +326,7 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
             ? calibrate_with_progress(false, 0, o.scratch_dir, statistic_option(o.statistic))
             : load_topology_file(o.profile_path);
     for (const auto& w : workloads) (void)build_workload_graph(w, first);  // errors first
-    return run_suite_rounds(o, format, workloads, first);
+    return run_suite_rounds(o, format, workloads, first, traces);
   }
   const Machine profile = resolve_profile(o);
   for (const auto& w : workloads) (void)build_workload_graph(w, profile);  // errors first
@@ -323,19 +335,17 @@ int run_suite(const ValidateCommandOptions& o, const std::string& format) {
     std::vector<ValidationResult> results;
     for (const WorkloadFile& w : workloads) {
       results.push_back(validate_interleaved(o, w, profile, bar));
-      if (!o.trace_dir.empty()) calibration::write_validation_traces(results.back(), o.trace_dir);
+      write_traces(results.back(), traces);
     }
     bar.finish();
     return print_suite(results, profile.name(), o.repeats, o.statistic, format,
                        std::to_string(o.interleave));
   }
-  return print_suite(validate_suite_once(o, workloads, profile), profile.name(), o.repeats,
+  return print_suite(validate_suite_once(o, workloads, profile, traces), profile.name(), o.repeats,
                      o.statistic, format);
 }
 
-}  // namespace
-
-int run_validate_command(const ValidateCommandOptions& o) {
+int validate(const ValidateCommandOptions& o, RunOutputs& traces) {
   // Each option's own range is checked as it is parsed; here, how they go together.
   std::string format = o.markdown ? "markdown" : o.format;
   if (!(o.min_real_s >= 0) || o.min_real_s > 3600)
@@ -345,7 +355,7 @@ int run_validate_command(const ValidateCommandOptions& o) {
     throw InputError("--rounds and --interleave: choose one way to recalibrate");
   if (!o.suite_dir.empty()) {
     if (!o.workload_path.empty()) throw InputError("give either WORKLOAD or --suite DIR, not both");
-    return run_suite(o, format);
+    return run_suite(o, format, traces);
   }
   if (o.workload_path.empty()) throw InputError("give a WORKLOAD file or --suite DIR");
   if (format == "markdown") throw InputError("--markdown goes with --suite");
@@ -360,10 +370,18 @@ int run_validate_command(const ValidateCommandOptions& o) {
   } else {
     r = calibration::validate_workload(workload, profile, validation_options(o));
   }
-  std::vector<fs::path> traces;
-  if (!o.trace_dir.empty()) traces = calibration::write_validation_traces(r, o.trace_dir);
-  print_one(r, format, o.statistic, traces);
+  print_one(r, format, o.statistic, write_traces(r, traces));
   return 0;
+}
+
+}  // namespace
+
+int run_validate_command(const ValidateCommandOptions& o) {
+  // A run that fails removes the traces it wrote (run_outputs.hpp).
+  RunOutputs traces(o.trace_dir);
+  const int code = validate(o, traces);
+  traces.keep();
+  return code;
 }
 
 Command register_validate_command(CLI::App& opsim) {

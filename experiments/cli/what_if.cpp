@@ -86,8 +86,13 @@ void set_gpu(const GpuParameter& row, const Assignment& a, GpuModel& gpu,
              const std::string& context) {
   const double before = gpu.fp32_flops_per_s;
   set_parameter_from_text(row, a.value, gpu, context);
-  if (row.key == "fp32_peak")
-    for (GemmRate& r : gpu.sgemm_rates) r.flops_per_s *= gpu.fp32_flops_per_s / before;
+  if (row.key != "fp32_peak") return;
+  for (GemmRate& r : gpu.sgemm_rates) {
+    r.flops_per_s *= gpu.fp32_flops_per_s / before;
+    if (r.flops_per_s > kMaxFlopsPerS)
+      throw InputError(context + ": the GPU's sgemm_rates, scaled with it, would exceed " +
+                       "1000PFLOPS at n = " + std::to_string(static_cast<long>(r.n)));
+  }
 }
 
 // Sets `a.key` of `device`; false when it has no such key.
@@ -159,6 +164,10 @@ Machine apply_what_if(const Machine& original, const WhatIf& what_if) {
     LinkModel& model = machine.mutable_link(id).model;
     model.bytes_per_s *= what_if.link_bandwidth_scale;
     model.duplex_bytes_per_s *= what_if.link_bandwidth_scale;
+    // The same bound as a link's bandwidth in a file (kMaxBytesPerS, parameter_table.hpp).
+    if (model.bytes_per_s > kMaxBytesPerS || model.duplex_bytes_per_s > kMaxBytesPerS)
+      throw InputError("--link-bandwidth-scale: link '" + machine.link(id).name +
+                       "' would carry more than 1PB/s, the most a link may");
   }
   for (const std::string& assignment : what_if.assignments) apply_assignment(machine, assignment);
   return machine;

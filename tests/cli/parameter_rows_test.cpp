@@ -3,7 +3,9 @@
 // writes and reads it back unchanged.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "common/input_error.hpp"
@@ -111,6 +113,52 @@ TEST(ParameterRows, EveryDiskRowIsSetComparedAndRoundTripped) {
 }
 TEST(ParameterRows, EveryLinkRowIsSetComparedAndRoundTripped) {
   check_rows(link_parameters(), "gpu0-sw0", "", &gpu0_link);
+}
+
+// Every scalar quantity row's upper bound (its unit's, or its own): refused just above it,
+// accepted at it. Rates, sizes and plain numbers must have one; durations need none (the
+// simulated-time check refuses what they would push out of range).
+template <typename Model>
+int check_bounds(std::span<const ParameterRow<Model>> rows, const std::string& target) {
+  int bounded = 0;
+  for (const ParameterRow<Model>& row : rows) {
+    if (is_list(row.unit) || row.unit == ParameterUnit::kCount ||
+        row.unit == ParameterUnit::kFraction || row.unit == ParameterUnit::kFlag ||
+        row.bounded_by_cores)
+      continue;
+    const std::string key = target + "." + std::string(row.key);
+    SCOPED_TRACE(key);
+    const double bound = std::min(row.max, unit_upper_bound(row.unit));
+    if (row.unit == ParameterUnit::kDuration) {
+      EXPECT_TRUE(std::isinf(bound));
+      continue;
+    }
+    EXPECT_TRUE(std::isfinite(bound)) << "a rate, size or number without an upper bound";
+    ++bounded;
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", bound);
+    WhatIf at;
+    at.assignments = {key + "=" + text};
+    EXPECT_NO_THROW((void)apply_what_if(small_machine(), at));
+    std::snprintf(text, sizeof text, "%.17g", bound * 1.5);
+    WhatIf above;
+    above.assignments = {key + "=" + text};
+    try {
+      (void)apply_what_if(small_machine(), above);
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("must be at most"), std::string::npos) << e.what();
+    }
+  }
+  return bounded;
+}
+
+TEST(ParameterRows, EveryRateAndSizeHasAnUpperBound) {
+  EXPECT_EQ(check_bounds(cpu_parameters(), "cpu0"), 2);        // clock, copy_stream_bandwidth
+  EXPECT_EQ(check_bounds(dram_parameters(), "cpu0.dram"), 2);  // bandwidth, capacity
+  EXPECT_EQ(check_bounds(gpu_parameters(), "gpu0"), 4);        // peaks, bandwidth, size
+  EXPECT_EQ(check_bounds(disk_parameters(), "disk0"), 8);      // bandwidths, IOPS, sequential
+  EXPECT_EQ(check_bounds(link_parameters(), "gpu0-sw0"), 2);   // bandwidth, duplex
 }
 
 TEST(ParameterRows, OldSetNamesAreRefusedWithTheKey) {

@@ -95,6 +95,12 @@ TEST(WorkloadFile, BadInputsGiveOneLinePlaceAndReason) {
        "ops[1] ('a'): duplicate op name 'a'"},
       {R"({"ops": [{"name": "a", "kind": "compute", "after": ["b"]}]})",
        "'after': no op named 'b'"},
+      {R"({"ops": [{"name": "load", "kind": "compute"}, {"name": "b", "kind": "compute", "after": ["lod"]}]})",
+       "ops[1] ('b'): 'after': no op named 'lod' (did you mean 'load'?)"},
+      {R"({"ops": [{"name": "a", "kind": "compute", "zzzzzz": 1}]})",
+       "unknown key 'zzzzzz' (valid: device, kernel, flops, bytes, gemm, dtype, name, kind, "
+       "after, stream, alloc, release)"},
+      {R"({"opz": [], "ops": []})", "unknown top-level key 'opz' (did you mean 'ops'?)"},
       {R"({"ops": [{"name": "a", "kind": "compute", "after": ["b"]}, {"name": "b", "kind": "compute", "after": ["a"]}]})",
        "bad.json: dependency cycle: 'a' -> 'b' -> 'a'"},
       {R"({"ops": [{"name": "a", "kind": "compute", "device": "nvme0"}]})",

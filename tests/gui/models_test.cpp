@@ -3,10 +3,10 @@
 #include <QAbstractItemModelTester>
 #include <cmath>
 
+#include "common/input_error.hpp"
 #include "gui/range_stats_model.hpp"
 #include "gui/scenario.hpp"
 #include "gui/summary_model.hpp"
-#include "common/input_error.hpp"
 #include "test_traces.hpp"
 
 namespace opsim::gui {
@@ -52,6 +52,31 @@ TEST(SummaryModel, ParsesCompareOutputAndRejectsOtherShapes) {
   EXPECT_THROW(parse_compare_json(R"({"results":[{"makespan_s":1}]})"), InputError);
   EXPECT_THROW(parse_compare_json(R"({"results":[{"strategy":"x","makespan_s":"1"}]})"),
                InputError);
+}
+
+// The compare output goes through the checked JSON parser: each error is one line with its
+// line and column or its place, and no nlohmann text.
+TEST(SummaryModel, CompareOutputErrorsNameTheirPlace) {
+  auto message_of = [](const std::string& text) {
+    try {
+      (void)parse_compare_json(text);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string syntax = message_of("{\"results\": [\n  {\"strategy\": }]}");
+  EXPECT_EQ(syntax.rfind("compare output:2:16: invalid JSON:", 0), 0u) << syntax;
+  const std::string overflow = message_of(R"({"bytes": 1e400, "results": []})");
+  EXPECT_NE(overflow.find("compare output:1:"), std::string::npos) << overflow;
+  EXPECT_NE(overflow.find("number overflow parsing '1e400'"), std::string::npos) << overflow;
+  const std::string twice =
+      message_of(R"({"results": [{"strategy": "a", "makespan_s": 1, "makespan_s": 2}]})");
+  EXPECT_NE(twice.find("results[0]: key 'makespan_s' appears twice"), std::string::npos) << twice;
+  for (const std::string& m : {syntax, overflow, twice}) {
+    EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
 }
 
 TEST(SummaryModel, SummarizesATraceWithoutASummary) {

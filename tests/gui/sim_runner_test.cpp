@@ -76,5 +76,21 @@ TEST(SimRunner, ACliErrorBecomesItsLastStderrLine) {
   EXPECT_EQ(failed.takeFirst().at(0).toString(), "topo.yaml:3: link pcie0: bandwidth missing");
 }
 
+// An override beyond a rate's bound is refused by the real CLI with its one line, which the
+// GUI shows as the run's failure: overrides go through the same parameter tables as --set.
+TEST(SimRunner, AnOverrideBeyondItsBoundFailsWithTheCliLine) {
+  const QString cli = QStringLiteral(OPSIM_BINARY_DIR "/bin/opsim");
+  if (!QFile::exists(cli)) GTEST_SKIP() << "opsim is not built";
+  Scenario scenario;
+  scenario.overrides = {QStringLiteral("gpu0-sw0.bandwidth=1e30")};
+  SimRunner runner;
+  QSignalSpy failed(&runner, &SimRunner::failed);
+  runner.run(scenario, cli);
+  ASSERT_TRUE(failed.wait(20000));
+  EXPECT_EQ(failed.takeFirst().at(0).toString().toStdString(),
+            "opsim: error: --set gpu0-sw0.bandwidth=1e30: 'bandwidth' must be at most 1PB/s, got "
+            "'1e30'");
+}
+
 }  // namespace
 }  // namespace opsim::gui

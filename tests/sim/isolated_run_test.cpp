@@ -76,8 +76,8 @@ TEST(IsolatedRunJobs, KeepsJobOrderAndEachFailuresKind) {
       [] { return std::string("fast"); },
   };
   std::vector<std::size_t> done_order;
-  const auto outcomes =
-      run_isolated_jobs(jobs, 4, [&](std::size_t index) { done_order.push_back(index); });
+  const auto outcomes = run_isolated_jobs(
+      jobs, 4, [&](std::size_t index, const ChildOutcome&) { done_order.push_back(index); });
   ASSERT_EQ(outcomes.size(), 4u);
   EXPECT_EQ(outcomes[0].failure, ChildFailure::kNone);
   EXPECT_EQ(outcomes[0].text, "slow");
