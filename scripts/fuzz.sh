@@ -10,7 +10,8 @@
 # reproducers (findings/) and logs is kept and printed. OPSIM_FUZZ_BUILD_DIR picks the build
 # folder, OPSIM_FUZZ_JOBS the build's parallelism (default 2), OPSIM_FUZZ_KEEP=1 keeps the
 # scratch folder also when nothing was found, OPSIM_FUZZ_CONTINUE=1 goes on after a finding
-# (libFuzzer's -fork=1 -ignore_crashes=1 ...: for long runs that should list every finding).
+# (libFuzzer's -fork=1 -ignore_crashes=1 ...: for long runs that should list every finding),
+# OPSIM_FUZZ_RUNS=N ends each harness after N executions if SECONDS have not passed first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,8 +46,13 @@ continue_opts=()
 if [ "${OPSIM_FUZZ_CONTINUE:-0}" = "1" ]; then
   continue_opts=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 fi
+runs_opts=()
+if [ -n "${OPSIM_FUZZ_RUNS:-}" ]; then
+  runs_opts=(-runs="$OPSIM_FUZZ_RUNS")
+fi
 count() { find "$1" -type f -name "$2-*" | wc -l; }
-printf '%-20s %11s %7s %8s %5s %5s %4s\n' harness executions crashes timeouts ooms leaks exit
+printf '%-20s %11s %7s %7s %8s %5s %5s %4s\n' harness executions exec/s crashes timeouts ooms \
+  leaks exit
 for h in "${harnesses[@]}"; do
   dir=$scratch/$h
   mkdir -p "$dir/corpus" "$dir/findings"
@@ -55,17 +61,18 @@ for h in "${harnesses[@]}"; do
   [ -f "tests/fuzz/dict/$h.dict" ] && dict=(-dict="tests/fuzz/dict/$h.dict")
   rc=0
   "$build_dir/bin/${h}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$dir/findings/" "${continue_opts[@]}" "${dict[@]}" \
-    "$dir/corpus" >"$dir/log" 2>&1 || rc=$?
+    -print_final_stats=1 -artifact_prefix="$dir/findings/" "${continue_opts[@]}" \
+    "${runs_opts[@]}" "${dict[@]}" "$dir/corpus" >"$dir/log" 2>&1 || rc=$?
   # The final stats, or in fork mode the last status line "#N: cov: ...".
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
   [ -n "$executions" ] || executions=$(sed -n 's/^#\([0-9]*\):* .*/\1/p' "$dir/log" | tail -1)
+  per_s=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -1)
   crashes=$(count "$dir/findings" crash)
   timeouts=$(count "$dir/findings" timeout)
   ooms=$(count "$dir/findings" oom)
   leaks=$(count "$dir/findings" leak)
-  printf '%-20s %11s %7s %8s %5s %5s %4s\n' "$h" "${executions:-?}" "$crashes" "$timeouts" \
-    "$ooms" "$leaks" "$rc"
+  printf '%-20s %11s %7s %7s %8s %5s %5s %4s\n' "$h" "${executions:-?}" "${per_s:-?}" \
+    "$crashes" "$timeouts" "$ooms" "$leaks" "$rc"
   if [ "$rc" -ne 0 ] || [ "$((crashes + timeouts + ooms + leaks))" -ne 0 ]; then
     found=1
     echo "  log: $dir/log"
