@@ -17,6 +17,11 @@
 namespace opsim {
 
 namespace {
+/// A strategy's chunks of a smaller gradient are fractions of a byte, moved in under 1 ns.
+constexpr double kSmallestGradientBytes = 1024;
+}  // namespace
+
+namespace {
 nlohmann::json number_or_null(double value) {
   return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
@@ -80,6 +85,11 @@ SyncOptions sync_options_of(const StrategyRunRequest& request, const Machine& ma
 
 void check_strategy_requests(const std::vector<StrategyRunRequest>& requests) {
   if (requests.empty()) return;
+  for (const StrategyRunRequest& request : requests)
+    if (request.bytes < kSmallestGradientBytes)  // its chunks would move in under 1 ns
+      throw InputError("gradient size " + format_bytes(request.bytes) +
+                       ": at least 1 KiB (smaller gradients' chunks move in less than the "
+                       "simulator's 1 ns step)");
   const Machine machine =
       apply_what_if(resolve_topology(requests.front().topology), requests.front().what_if);
   for (const StrategyRunRequest& request : requests) {

@@ -64,9 +64,9 @@ SweepSpec spec_from_yaml(const YAML::Node& root, const std::string& path) {
   spec.strategies = strings("strategies", true);
   for (const std::string& text : strings("bytes", true)) {
     auto bytes = parse_bytes(text);
-    if (!bytes || !(*bytes > 0) || *bytes > 9007199254740992.0)
+    if (!bytes || !(*bytes >= 1024) || *bytes > 9007199254740992.0)
       throw input_error(place(root["bytes"]) + ": cannot read '" + text +
-                        "' as a size from 1 byte to 2^53 bytes");
+                        "' as a size from 1 KiB to 2^53 bytes");
     spec.bytes.push_back(*bytes);
   }
   if (root["gpus"]) {
