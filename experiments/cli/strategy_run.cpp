@@ -1,5 +1,7 @@
 #include "experiments/cli/strategy_run.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -19,6 +21,35 @@ namespace opsim {
 namespace {
 /// A strategy's chunks of a smaller gradient are fractions of a byte, moved in under 1 ns.
 constexpr double kSmallestGradientBytes = 1024;
+/// What one op costs at the least while it is built and simulated (the op, its name, edge,
+/// scheduler state and simulated times): the up-front estimate errs low, the child's
+/// out-of-memory report catches the rest.
+constexpr double kLeastBytesPerOp = 64;
+
+// How many ops the strategy's graph has at the least: ring, split and multi-ring move
+// n(n-1) chunks each way (and reduce one per pair); the others a few ops per GPU.
+double least_ops(std::string_view strategy, double gpus, bool reductions) {
+  const double per_pair = reductions ? 3 : 2;
+  if (strategy == "ring" || strategy == "split" || strategy == "multi-ring")
+    return per_pair * gpus * (gpus - 1);
+  return per_pair * gpus;
+}
+
+// Refuses a run whose graph alone would not fit in this machine's memory, before any work.
+void check_fits_in_memory(const StrategyRunRequest& request, const Machine& machine) {
+  const double gpus = static_cast<double>(request.gpus > 0 ? static_cast<std::size_t>(request.gpus)
+                                                           : machine.gpus().size());
+  const double ops = least_ops(request.strategy, gpus, !request.comm_only);
+  const double needed_bytes = ops * kLeastBytesPerOp;
+  const double physical_bytes =
+      static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+  if (physical_bytes > 0 && needed_bytes > physical_bytes)
+    throw InputError(request.strategy + " on " + machine.name() + ": about " +
+                     std::to_string(static_cast<long long>(ops / 1e6)) +
+                     " million ops need at least " + format_bytes(needed_bytes) +
+                     " of memory, more than the " + format_bytes(physical_bytes) +
+                     " this machine has; simulate fewer GPUs");
+}
 }  // namespace
 
 namespace {
@@ -98,6 +129,7 @@ void check_strategy_requests(const std::vector<StrategyRunRequest>& requests) {
       continue;
     }
     check_sync_plan(request.strategy, machine, sync_options_of(request, machine));
+    check_fits_in_memory(request, machine);
   }
 }
 
