@@ -14,6 +14,7 @@
 #include "engine/csv_trace_writer.hpp"
 #include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/text_table.hpp"
+#include "experiments/collectives/collective.hpp"
 #include "experiments/sync/sync_strategy.hpp"
 #include "hw_models/units.hpp"
 #include "sim/isolated_run.hpp"
@@ -95,6 +96,19 @@ struct CompareRow {
   double comm_only_s = std::nan("");
 };
 
+// nccl-tests' bandwidths of an allreduce of the gradient: algbw = S / makespan, busbw = algbw x
+// 2(n-1)/n (S the gradient's bytes per GPU, n its GPUs). NaN for a makespan of 0.
+struct Bandwidths {
+  double algbw_bytes_per_s = 0;
+  double busbw_bytes_per_s = 0;
+};
+
+Bandwidths bandwidths_of(const StrategyRunResult& r, double bytes) {
+  if (!(r.makespan_s > 0)) return {std::nan(""), std::nan("")};
+  const double algbw = bytes / r.makespan_s;
+  return {algbw, algbw * bus_factor("allreduce", static_cast<std::size_t>(r.gpus))};
+}
+
 // Each strategy runs as asked; with reductions modelled, a transfers-only twin shows what
 // the reductions add. Traces go to `trace_dir` (CSV too when the user asked for traces).
 std::vector<StrategyRunRequest> compare_requests(const CompareOptions& options,
@@ -162,6 +176,13 @@ void print_compare_json(const CompareOptions& options, const Machine& machine, i
   for (const CompareRow& row : rows) {
     nlohmann::json r = to_json(row.result);
     r.erase("wall_s");
+    const Bandwidths bw = bandwidths_of(row.result, options.bytes);
+    r["algbw_GBps"] = std::isfinite(bw.algbw_bytes_per_s)
+                          ? nlohmann::json(bw.algbw_bytes_per_s / 1e9)
+                          : nlohmann::json(nullptr);
+    r["busbw_GBps"] = std::isfinite(bw.busbw_bytes_per_s)
+                          ? nlohmann::json(bw.busbw_bytes_per_s / 1e9)
+                          : nlohmann::json(nullptr);
     if (!options.comm_only) {
       r["comm_only_makespan_s"] = row.comm_only_s;
       r["reductions_add_s"] = row.result.makespan_s - row.comm_only_s;
@@ -173,11 +194,13 @@ void print_compare_json(const CompareOptions& options, const Machine& machine, i
 
 void print_compare_csv(const CompareOptions& options, const Machine& machine,
                        const std::vector<CompareRow>& rows) {
-  std::cout << "topology,strategy,bytes,gpus,comm_only,makespan_s,lower_bound_s,bytes_moved,"
-               "busiest_link,"
-               "busiest_link_utilization,reductions_add_s,peak_memory_bytes\n";
+  std::cout
+      << "topology,strategy,bytes,gpus,comm_only,makespan_s,lower_bound_s,bytes_moved,"
+         "busiest_link,"
+         "busiest_link_utilization,reductions_add_s,peak_memory_bytes,algbw_GBps,busbw_GBps\n";
   for (const CompareRow& row : rows) {
     const auto& r = row.result;
+    const Bandwidths bw = bandwidths_of(r, options.bytes);
     std::cout << csv_field(machine.name()) << "," << r.strategy << "," << number(options.bytes)
               << "," << r.gpus << "," << (options.comm_only ? "true" : "false") << ","
               << number(r.makespan_s) << ","
@@ -185,7 +208,11 @@ void print_compare_csv(const CompareOptions& options, const Machine& machine,
               << number(r.bytes_moved) << "," << csv_field(r.busiest_link) << ","
               << number(r.busiest_link_utilization) << ","
               << (std::isfinite(row.comm_only_s) ? number(r.makespan_s - row.comm_only_s) : "")
-              << "," << number(r.peak_memory_bytes) << "\n";
+              << "," << number(r.peak_memory_bytes) << ","
+              << (std::isfinite(bw.algbw_bytes_per_s) ? number(bw.algbw_bytes_per_s / 1e9) : "")
+              << ","
+              << (std::isfinite(bw.busbw_bytes_per_s) ? number(bw.busbw_bytes_per_s / 1e9) : "")
+              << "\n";
   }
 }
 
@@ -199,16 +226,22 @@ void print_compare_table(const CompareOptions& options, const Machine& machine, 
   if (!options.comm_only) header.insert(header.end(), {"transfers only", "reductions add"});
   // Buffer peak: the most receive-buffer memory one device holds at once (gradients
   // themselves are not counted: every strategy has them).
-  header.insert(header.end(),
-                {"lower bound", "bytes moved", "buffer peak", "busiest link", "util"});
-  TextTable table(header, {false, true, true, true, true, true, true, false, true});
-  if (options.comm_only) table = TextTable(header, {false, true, true, true, true, false, true});
+  // algbw and busbw: nccl-tests' bandwidths of the makespan (bandwidths_of).
+  header.insert(header.end(), {"algbw", "busbw", "lower bound", "bytes moved", "buffer peak",
+                               "busiest link", "util"});
+  std::vector<bool> right_aligned(header.size(), true);
+  right_aligned.front() = false;
+  right_aligned[header.size() - 2] = false;  // busiest link
+  TextTable table(header, right_aligned);
   for (const CompareRow& row : rows) {
     const auto& r = row.result;
     std::vector<std::string> cells = {r.strategy, format_seconds(r.makespan_s)};
     if (!options.comm_only)
       cells.insert(cells.end(), {format_seconds(row.comm_only_s),
                                  "+" + format_seconds(r.makespan_s - row.comm_only_s)});
+    const Bandwidths bw = bandwidths_of(r, options.bytes);
+    for (double value : {bw.algbw_bytes_per_s, bw.busbw_bytes_per_s})
+      cells.push_back(std::isfinite(value) ? format_bytes_per_s(value) : "-");
     cells.insert(cells.end(),
                  {std::isfinite(r.lower_bound_s) ? format_seconds(r.lower_bound_s) : "-",
                   format_bytes(r.bytes_moved), format_bytes(r.peak_memory_bytes), r.busiest_link,
