@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -68,6 +69,40 @@ TEST(Cli, BookServerCommOnlyGives60_80_15ms) {
     EXPECT_GT(result.at("busiest_link_utilization").get<double>(), 0.2);
     EXPECT_LE(result.at("busiest_link_utilization").get<double>(), 1.0 + 1e-9);
   }
+}
+
+TEST(Cli, CompareShowsNcclTestsBandwidthsOfTheGradientAllreduce) {
+  // algbw = 160 MB / makespan; busbw = algbw x 2(n-1)/n = 1.5 on 4 GPUs. Ring and split
+  // keep every 16 GB/s link busy: busbw is the link's rate.
+  const auto r = opsim(
+      "compare --topology pcie-switch-4gpu --strategies tree,cpu,split,ring --comm-only "
+      "--format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::map<std::string, std::pair<double, double>> expected = {
+      {"tree", {160e6 / 0.060 / 1e9, 4.0}},
+      {"cpu", {2.0, 3.0}},
+      {"split", {160e6 / 0.015 / 1e9, 16.0}},
+      {"ring", {160e6 / 0.015 / 1e9, 16.0}}};
+  for (const auto& result : nlohmann::json::parse(r.out).at("results")) {
+    const auto& [algbw, busbw] = expected.at(result.at("strategy").get<std::string>());
+    SCOPED_TRACE(result.dump());
+    EXPECT_NEAR(result.at("algbw_GBps").get<double>(), algbw, algbw * 1e-4);
+    EXPECT_NEAR(result.at("busbw_GBps").get<double>(), busbw, busbw * 1e-4);
+  }
+
+  const auto csv = opsim("compare --strategies ring --comm-only --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::istringstream lines(csv.out);
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_EQ(header.substr(header.size() - 22), ",algbw_GBps,busbw_GBps") << header;
+  EXPECT_EQ(row.substr(row.size() - 15), ",10.66666667,16") << row;
+
+  const auto table = opsim("compare --strategies ring --comm-only");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("makespan       algbw    busbw"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("15.000 ms  10.67 GB/s  16 GB/s"), std::string::npos) << table.out;
 }
 
 TEST(Cli, ReductionsAddTimeOnTheDeviceThatReduces) {

@@ -1,0 +1,182 @@
+// `opsim nccl-check` end to end: small tables whose opsim times are known in closed form
+// (ring allreduce on nvlink-ring:4 takes 1.5 S / 25 GB/s), the table, JSON and CSV outputs,
+// a published table, and one-line errors with exit code 2 for bad tables and models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/support/opsim_command.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using opsim::test::CommandResult;
+
+fs::path scratch() {
+  return opsim::test::scratch_dir("opsim_nccl_check_cli_test");
+}
+
+CommandResult opsim(const std::string& args, const fs::path& dir = scratch()) {
+  return opsim::test::run_opsim(args, dir);
+}
+
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+void expect_one_line_exit_2(const CommandResult& r, const std::string& starts_with) {
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_EQ(r.err.rfind("opsim: error: " + starts_with, 0), 0u) << r.err;
+}
+
+constexpr const char* kRingModel =
+    "op: allreduce\ntopology: nvlink-ring:4\ngpus: 4\nalgorithm: ring\n";
+
+// 1 MiB, 64 MiB and 128 MiB as nccl-tests would print them for 1.5 S / 25 GB/s.
+constexpr const char* kRingRows =
+    "bytes,time_us,algbw_GBps,busbw_GBps\n"
+    "1048576,62.91,16.67,25.00\n"
+    "67108864,4026.5,16.67,25.00\n"
+    "134217728,8053.1,16.67,25.00\n";
+
+// The same sizes three times slower: opsim is 3x off.
+constexpr const char* kSlowRows =
+    "bytes,time_us,algbw_GBps,busbw_GBps\n"
+    "1048576,188.74,5.56,8.33\n"
+    "67108864,12079.6,5.56,8.33\n"
+    "134217728,24159.2,5.56,8.33\n";
+
+fs::path two_tables() {
+  const fs::path dir = scratch() / "tables";
+  fs::create_directories(dir);
+  write(dir / "ring.csv", kRingRows);
+  write(dir / "ring.yaml", kRingModel);
+  write(dir / "slow.csv", kSlowRows);
+  write(dir / "slow.yaml", kRingModel);
+  return dir;
+}
+
+TEST(CliNcclCheck, TablesKnownInClosedFormMeetTheGoalAndThreeTimesOffDoesNot) {
+  const fs::path dir = two_tables();
+  const auto r = opsim("nccl-check " + dir.string() + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc.at("tables").size(), 2u);
+  const auto& ring = doc.at("tables")[0];
+  EXPECT_EQ(fs::path(ring.at("file").get<std::string>()).filename(), "ring.csv");
+  EXPECT_EQ(ring.at("topology"), "nvlink-ring:4");
+  EXPECT_EQ(ring.at("algorithm"), "ring");
+  EXPECT_EQ(ring.at("opsim_algorithm"), "ring");
+  ASSERT_EQ(ring.at("rows").size(), 3u);
+  for (const auto& row : ring.at("rows")) {
+    SCOPED_TRACE(row.dump());
+    const double bytes = row.at("bytes").get<double>();
+    // Simulated time is whole nanoseconds.
+    EXPECT_NEAR(row.at("opsim_time_s").get<double>(), 1.5 * bytes / 25e9, 1e-9);
+    EXPECT_NEAR(row.at("time_error_pct").get<double>(), 0, 0.01);
+    EXPECT_DOUBLE_EQ(row.at("reference_busbw_GBps").get<double>(), 25.00);
+    EXPECT_NEAR(row.at("opsim_busbw_GBps").get<double>(), 25.0, 0.01);
+    EXPECT_NEAR(row.at("busbw_error_pct").get<double>(), 0, 0.01);
+  }
+  EXPECT_EQ(ring.at("summary").at("sizes"), 3);
+  EXPECT_TRUE(ring.at("summary").at("goal_met").get<bool>());
+  EXPECT_NEAR(ring.at("summary").at("worst_time_ratio").get<double>(), 1, 1e-4);
+
+  const auto& slow = doc.at("tables")[1].at("summary");
+  EXPECT_NEAR(slow.at("median_abs_time_error_pct").get<double>(), 100 - 100.0 / 3, 0.01);
+  EXPECT_NEAR(slow.at("worst_time_ratio").get<double>(), 3, 1e-3);
+  EXPECT_NEAR(slow.at("worst_abs_busbw_error_pct").get<double>(), 200, 0.2);
+  EXPECT_FALSE(slow.at("goal_met").get<bool>());
+
+  const auto& overall = doc.at("overall");
+  EXPECT_EQ(overall.at("tables"), 2);
+  EXPECT_EQ(overall.at("counted"), 2);
+  EXPECT_EQ(overall.at("counted_meeting_goal"), 1);
+  EXPECT_FALSE(overall.at("goal_met").get<bool>());
+  EXPECT_EQ(doc.at("goal").at("large_bytes"), 67108864.0);
+}
+
+TEST(CliNcclCheck, TableAndCsvShowEverySizeAndTheSummaries) {
+  const fs::path dir = two_tables();
+  const auto table =
+      opsim("nccl-check " + (dir / "ring.csv").string() + " " + (dir / "slow.csv").string());
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("ring.csv: allreduce on nvlink-ring:4, 4 GPUs, algorithm ring"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find(" 67108864        4026.50     4026.53"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("3 sizes: median |time error| 0.0%, worst ratio 1.00x, worst |busbw "
+                           "error| from 64 MiB 0.0%; goal met: yes"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("goal met: no"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Overall: 1 of 2 counted tables meet the goal"), std::string::npos)
+      << table.out;
+
+  const auto csv = opsim("nccl-check " + (dir / "ring.csv").string() + " --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::istringstream lines(csv.out);
+  std::string header, first;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  EXPECT_EQ(header,
+            "file,op,topology,gpus,algorithm,counts,bytes,reference_time_s,opsim_time_s,"
+            "time_error_pct,reference_busbw_GBps,opsim_busbw_GBps,busbw_error_pct");
+  EXPECT_EQ(first.rfind("ring.csv,allreduce,nvlink-ring:4,4,ring,true,1048576,6.291e-05,", 0), 0u)
+      << first;
+}
+
+TEST(CliNcclCheck, APublishedTableRunsOnItsPreset) {
+  const std::string table = std::string(OPSIM_SOURCE_DIR) +
+                            "/experiments/nccl-reference/h100-sxm-8gpu-nvswitch-all_reduce.csv";
+  const auto r = opsim("nccl-check " + table + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& t = doc.at("tables").at(0);
+  EXPECT_EQ(t.at("topology"), "dgx-h100");
+  EXPECT_EQ(t.at("gpus"), 8);
+  EXPECT_TRUE(t.at("counts").get<bool>());
+  ASSERT_EQ(t.at("rows").size(), 6u);
+  // The first row as printed in nccl-tests issue #290; opsim's busbw by nccl-tests' rule.
+  const auto& row = t.at("rows")[0];
+  EXPECT_DOUBLE_EQ(row.at("bytes").get<double>(), 134217728);
+  EXPECT_DOUBLE_EQ(row.at("reference_time_s").get<double>(), 613.3e-6);
+  EXPECT_DOUBLE_EQ(row.at("reference_busbw_GBps").get<double>(), 382.99);
+  EXPECT_NEAR(row.at("opsim_busbw_GBps").get<double>(),
+              134217728 / row.at("opsim_time_s").get<double>() / 1e9 * 1.75, 1e-9);
+}
+
+TEST(CliNcclCheck, BadTablesAndModelsAreOneLineWithExitCode2) {
+  const fs::path dir = scratch() / "bad";
+  fs::create_directories(dir);
+  write(dir / "t.csv", kRingRows);
+  const std::string t = (dir / "t.csv").string(), y = (dir / "t.yaml").string();
+
+  expect_one_line_exit_2(opsim("nccl-check " + t), t + ": no t.yaml beside it");
+  write(dir / "t.yaml", "op: allreduce\ntopology: nope-box\ngpus: 4\nalgorithm: ring\n");
+  expect_one_line_exit_2(opsim("nccl-check " + t), y + ":2: topology 'nope-box': ");
+  write(dir / "t.yaml", "op: allreduce\ntopology: nvlink-ring:2\ngpus: 4\nalgorithm: ring\n");
+  expect_one_line_exit_2(opsim("nccl-check " + t),
+                         y + ":2: topology 'nvlink-ring:2' has 2 GPUs, the table 4");
+  write(dir / "t.yaml", "op: allreduce\ntopology: nvlink-ring:4\ngpus: 4\nalgorithm: tree7\n");
+  expect_one_line_exit_2(opsim("nccl-check " + t), y + ":4:12: algorithm 'tree7' does not apply");
+  write(dir / "t.yaml", kRingModel);
+  write(dir / "t.csv", std::string(kRingRows) + "268435456,16106.1,16.67\n");
+  expect_one_line_exit_2(opsim("nccl-check " + t), t + ":5: 3 fields, the header has 4");
+  expect_one_line_exit_2(opsim("nccl-check " + (dir / "missing.csv").string()),
+                         (dir / "missing.csv").string() + ": no such file or directory");
+  expect_one_line_exit_2(opsim("nccl-check " + y), y + ": not a .csv table");
+  // Run where experiments/nccl-reference is not: the default needs the repository root.
+  expect_one_line_exit_2(opsim("nccl-check", dir),
+                         "experiments/nccl-reference: not found here; run from the repository "
+                         "root or name the tables");
+  expect_one_line_exit_2(opsim("nccl-check " + t + " --format yaml"), "--format: ");
+}
+
+}  // namespace
