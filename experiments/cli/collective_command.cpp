@@ -8,14 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "common/input_error.hpp"
-#include "engine/chrome_trace_writer.hpp"
-#include "engine/trace_recorder.hpp"
 #include "experiments/cli/cli_options.hpp"
+#include "experiments/cli/collective_simulation.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "experiments/collectives/collective.hpp"
 #include "hw_models/units.hpp"
 #include "sim/isolated_run.hpp"
-#include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
 
 namespace opsim {
@@ -61,22 +59,7 @@ std::string trace_path(const CollectiveCommandOptions& options, const std::strin
 // In a child: one simulation, its makespan in seconds as text.
 std::string simulate_one(const Machine& machine, const CollectiveCommandOptions& options,
                          const CollectiveOptions& collective, const std::string& trace) {
-  CollectivePlan plan = make_collective(options.op, machine, collective);
-  SimulateOptions sim_options;
-  sim_options.record_op_times = false;
-  std::unique_ptr<TraceRecorder> recorder;
-  std::vector<SchedulerObserver*> observers;
-  if (!trace.empty()) {
-    recorder = std::make_unique<TraceRecorder>(
-        machine, plan.graph, options.op + " (" + collective.algorithm + ") on " + machine.name(),
-        "sim");
-    observers.push_back(recorder.get());
-  }
-  const SimulationResult result = simulate(machine, plan.graph, sim_options, observers);
-  if (recorder) write_chrome_trace(recorder->finish(), std::filesystem::path(trace));
-  char text[64];
-  std::snprintf(text, sizeof text, "%.17g", result.makespan_s);
-  return text;
+  return makespan_text(simulate_collective_s(machine, options.op, collective, trace));
 }
 
 std::vector<Row> run_rows(const CollectiveCommandOptions& options, const Machine& machine,
