@@ -48,12 +48,21 @@ struct CheckedTable {
   throw InputError(model.metadata_path + ":" + std::to_string(model.topology_line) + ": " + what);
 }
 
+// A topology file (.yaml, .yml) named by a model is relative to the model's folder, so a
+// table and its machine travel together; presets and families are taken as they are.
+std::string topology_argument(const NcclReferenceModel& model) {
+  const std::string& topology = model.topology;
+  const bool file = topology.ends_with(".yaml") || topology.ends_with(".yml");
+  if (!file || std::filesystem::path(topology).is_absolute()) return topology;
+  return (std::filesystem::path(model.metadata_path).parent_path() / topology).string();
+}
+
 CheckedTable prepare(const std::string& csv_path) {
   CheckedTable table;
   table.reference = read_nccl_reference(csv_path);
   const NcclReferenceModel& model = table.reference.model;
   try {
-    table.machine = resolve_topology(model.topology);
+    table.machine = resolve_topology(topology_argument(model));
   } catch (const InputError& e) {
     fail_model(model, "topology '" + model.topology + "': " + e.what());
   }

@@ -2,6 +2,7 @@
 // (ring allreduce on nvlink-ring:4 takes 1.5 S / 25 GB/s), the table, JSON and CSV outputs,
 // a published table, and one-line errors with exit code 2 for bad tables and models.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -132,6 +133,31 @@ TEST(CliNcclCheck, TableAndCsvShowEverySizeAndTheSummaries) {
       << first;
 }
 
+TEST(CliNcclCheck, ATopologyFileIsFoundBesideTheModelWhereverOpsimRuns) {
+  // Four GPUs on one switch at 16 GB/s a direction: ring allreduce 1.5 S / 16 GB/s.
+  const fs::path dir = scratch() / "with-machine";
+  fs::create_directories(dir / "machines");
+  std::string machine =
+      "name: switch-4gpu\ndevices:\n  - {name: cpu0, kind: cpu, model: default}\n"
+      "  - {name: sw0, kind: switch}\n";
+  for (int g = 0; g < 4; ++g)
+    machine += "  - {name: gpu" + std::to_string(g) + ", kind: gpu, model: v100}\n";
+  machine += "links:\n  - {between: [cpu0, sw0], type: pcie, bandwidth: 16GB/s, latency: 0}\n";
+  for (int g = 0; g < 4; ++g)
+    machine += "  - {between: [gpu" + std::to_string(g) +
+               ", sw0], type: pcie, bandwidth: 16GB/s, latency: 0}\n";
+  write(dir / "machines" / "box.yaml", machine);
+  write(dir / "box.csv", "bytes,time_us,algbw_GBps,busbw_GBps\n67108864,6291.5,10.67,16.00\n");
+  write(dir / "box.yaml", "op: allreduce\ntopology: machines/box.yaml\ngpus: 4\nalgorithm: auto\n");
+  const auto r = opsim("nccl-check with-machine/box.csv --format json", scratch());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& row = doc.at("tables").at(0).at("rows").at(0);
+  EXPECT_NEAR(row.at("opsim_time_s").get<double>(), 1.5 * 67108864 / 16e9, 1e-9);
+  EXPECT_NEAR(row.at("opsim_busbw_GBps").get<double>(), 16.0, 0.001);
+  EXPECT_TRUE(doc.at("tables").at(0).at("summary").at("goal_met").get<bool>());
+}
+
 TEST(CliNcclCheck, APublishedTableRunsOnItsPreset) {
   const std::string table = std::string(OPSIM_SOURCE_DIR) +
                             "/experiments/nccl-reference/h100-sxm-8gpu-nvswitch-all_reduce.csv";
@@ -172,6 +198,11 @@ TEST(CliNcclCheck, BadTablesAndModelsAreOneLineWithExitCode2) {
   expect_one_line_exit_2(opsim("nccl-check " + (dir / "missing.csv").string()),
                          (dir / "missing.csv").string() + ": no such file or directory");
   expect_one_line_exit_2(opsim("nccl-check " + y), y + ": not a .csv table");
+  // A FIFO is refused at once, never read (it would block).
+  const fs::path fifo = dir / "fifo.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  write(dir / "fifo.yaml", kRingModel);
+  expect_one_line_exit_2(opsim("nccl-check " + fifo.string()), fifo.string() + ": ");
   // Run where experiments/nccl-reference is not: the default needs the repository root.
   expect_one_line_exit_2(opsim("nccl-check", dir),
                          "experiments/nccl-reference: not found here; run from the repository "
