@@ -137,7 +137,8 @@ std::vector<NcclReferenceRow> parse_nccl_reference_csv(std::string_view text,
   std::vector<NcclReferenceRow> rows;
   Columns columns;
   int line_number = 0;
-  std::size_t start = 0;
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";  // spreadsheets save one
+  std::size_t start = text.starts_with(kByteOrderMark) ? kByteOrderMark.size() : 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();

@@ -8,7 +8,7 @@
 //
 // x-all_reduce.yaml:
 //   op: allreduce            # opsim's name (collective.hpp)
-//   topology: dgx-a100       # preset, family or topology file
+//   topology: dgx-a100       # preset, family, or a .yaml file relative to this file
 //   gpus: 8                  # ranks of the run
 //   algorithm: auto          # auto (NCCL's own choice) or a forced one: ring, ...
 //   protocol: Simple         # optional: LL, LL128 or Simple when the run forced one

@@ -65,6 +65,15 @@ TEST(NcclReferenceCsv, ReadsTheOutOfPlaceColumnsOfEachRow) {
   EXPECT_EQ(rows[1].line, 4);
 }
 
+TEST(NcclReferenceCsv, ASpreadsheetsByteOrderMarkIsSkipped) {
+  const auto rows = parse_nccl_reference_csv(
+      "\xEF\xBB\xBF"
+      "bytes,time_us,algbw_GBps,busbw_GBps\n134217728,1818.8,73.80,129.14\n",
+      "t.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].bytes, 134217728);
+}
+
 TEST(NcclReferenceCsv, TheRequiredColumnsAloneInAnyOrderAreEnough) {
   const auto rows = parse_nccl_reference_csv(
       "busbw_GBps,time_us,bytes,algbw_GBps\n129.14,1818.8,134217728,73.80\n", "t.csv");
