@@ -1,7 +1,7 @@
 #include "gui/comparison_render.hpp"
 
+#include <QApplication>
 #include <QDir>
-#include <QGuiApplication>
 #include <QImage>
 #include <QSaveFile>
 #include <QSvgGenerator>
@@ -42,7 +42,9 @@ void ensure_gui_application() {
   static char name[] = "opsim";
   static char* argv[] = {name, nullptr};
   // Deliberately leaked: lives until the process ends, like an application object in main().
-  new QGuiApplication(argc, argv);
+  // A QApplication (not only a QGuiApplication) so that Qt Charts, graphics widgets, can
+  // render in the same process.
+  new QApplication(argc, argv);
 }
 
 int comparison_height_px(const std::vector<ComparisonPane>& panes, const TimelineStyle& style) {
