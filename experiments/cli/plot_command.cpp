@@ -37,6 +37,8 @@ std::string output_path(const PlotOptions& options) {
 
 void check_options(const PlotOptions& options, const std::string& out) {
   const std::string extension = lowercase_extension(out);
+  if (extension.empty())
+    throw InputError("--out " + out + ": no file extension (give a .png or .svg file)");
   if (extension != ".png" && extension != ".svg")
     throw InputError("--out " + out + ": unknown image type '" + extension +
                      "' (give a .png or .svg file)");
