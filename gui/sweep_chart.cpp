@@ -227,6 +227,7 @@ QByteArray render_sweep_plot(const SweepPlot& plot, const QString& title, QSize 
     QSvgGenerator svg;
     svg.setOutputDevice(&buffer);
     svg.setSize(size);
+    svg.setResolution(96);  // the size in mm that browsers show at `size` pixels
     svg.setViewBox(QRect(QPoint(0, 0), size));
     svg.setTitle(title);
     QPainter painter(&svg);

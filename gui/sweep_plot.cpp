@@ -257,6 +257,25 @@ SweepColumns sweep_columns_of(const CsvTable& table) {
   return columns;
 }
 
+std::string default_x_column(const CsvTable& table) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < table.rows.size(); ++i)
+    if (!is_error_row(table, table.rows[i])) rows.push_back(i);
+  std::vector<std::string> candidates;
+  for (const std::string& name : sweep_columns_of(table).parameters) {
+    const std::size_t index = *table.column(name);
+    double ignored;
+    const bool numeric = std::all_of(rows.begin(), rows.end(), [&](std::size_t r) {
+      return parse_number(table.rows[r].fields[index], ignored);
+    });
+    if (!rows.empty() && numeric && varies(table, index, rows)) candidates.push_back(name);
+  }
+  for (const char* preferred : {"bytes", "gpus"})
+    if (std::find(candidates.begin(), candidates.end(), preferred) != candidates.end())
+      return preferred;
+  return candidates.empty() ? std::string() : candidates.front();
+}
+
 SweepPlot plan_sweep_plot(const CsvTable& table, const PlotRequest& request,
                           const std::string& source) {
   if (request.x.empty()) throw InputError(source + ": --x: give the column for the x axis");

@@ -76,6 +76,10 @@ struct SweepPlot {
 /// Parameters and metrics of `table` (see above).
 SweepColumns sweep_columns_of(const CsvTable& table);
 
+/// The x axis when none is given: a numeric parameter that varies, bytes or gpus first;
+/// empty if there is none.
+std::string default_x_column(const CsvTable& table);
+
 /// The charts for `request`. Throws InputError "SOURCE: ..." (one line) for a missing column,
 /// a non-numeric x or y value, a bad --where, or no row left to plot.
 SweepPlot plan_sweep_plot(const CsvTable& table, const PlotRequest& request,

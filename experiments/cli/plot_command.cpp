@@ -51,29 +51,6 @@ void check_options(const PlotOptions& options, const std::string& out) {
 }
 
 #ifdef OPSIM_HAVE_GUI
-// x when not given: a numeric parameter that varies, sizes and GPU counts first.
-std::string default_x(const CsvTable& table, const std::string& source) {
-  const gui::SweepColumns columns = gui::sweep_columns_of(table);
-  std::vector<std::string> numeric;
-  for (const std::string& name : columns.parameters) {
-    const std::size_t index = *table.column(name);
-    double ignored;
-    const bool is_numeric =
-        !table.rows.empty() &&
-        std::all_of(table.rows.begin(), table.rows.end(), [&](const CsvRow& row) {
-          return gui::parse_number(row.fields[index], ignored);
-        });
-    const bool varies = std::any_of(table.rows.begin(), table.rows.end(), [&](const CsvRow& row) {
-      return row.fields[index] != table.rows.front().fields[index];
-    });
-    if (is_numeric && varies) numeric.push_back(name);
-  }
-  for (const char* preferred : {"bytes", "gpus"})
-    if (std::find(numeric.begin(), numeric.end(), preferred) != numeric.end()) return preferred;
-  if (!numeric.empty()) return numeric.front();
-  throw InputError(source + ": no numeric parameter varies: give the x axis with --x");
-}
-
 std::string default_title(const gui::SweepPlot& plot, const gui::PlotRequest& request,
                           const std::string& csv_path) {
   const std::string file = std::filesystem::path(csv_path).filename().string();
@@ -84,7 +61,9 @@ std::string default_title(const gui::SweepPlot& plot, const gui::PlotRequest& re
 void plot_with_qt(const PlotOptions& options, const std::string& out) {
   const CsvTable table = read_csv_table(options.csv_path);
   gui::PlotRequest request{options.x, options.y, options.series, options.where};
-  if (request.x.empty()) request.x = default_x(table, options.csv_path);
+  if (request.x.empty()) request.x = gui::default_x_column(table);
+  if (request.x.empty())
+    throw InputError(options.csv_path + ": no numeric parameter varies: give the x axis with --x");
   const gui::SweepPlot plot = gui::plan_sweep_plot(table, request, options.csv_path);
   const std::string title =
       options.title.empty() ? default_title(plot, request, options.csv_path) : options.title;

@@ -9,6 +9,9 @@
 #include <QChart>
 #include <QImage>
 #include <QLineSeries>
+#include <QPainter>
+#include <QSvgRenderer>
+#include <filesystem>
 #include <memory>
 
 namespace opsim::gui {
@@ -25,6 +28,14 @@ SweepPlot two_strategies() {
   PlotRequest request;
   request.x = "bytes";
   return plan_sweep_plot(table, request, "t.csv");
+}
+
+// For a person to look at: build/gui-screenshots/NAME.
+void keep_for_people(const QImage& image, const char* name) {
+  const std::filesystem::path dir = std::filesystem::path(OPSIM_BINARY_DIR) / "gui-screenshots";
+  std::error_code ignored;
+  std::filesystem::create_directories(dir, ignored);
+  image.save(QString::fromStdString((dir / name).string()));
 }
 
 // Pixels within a small distance of `color`.
@@ -69,6 +80,7 @@ TEST(SweepChart, PngHasTheSizeAndEverySeriesColour) {
   QImage image;
   ASSERT_TRUE(image.loadFromData(png, "PNG"));
   EXPECT_EQ(image.size(), QSize(1600, 1000));
+  keep_for_people(image, "sweep_plot.png");
   EXPECT_GT(pixels_near(image, series_color(0)), 500);  // tree's lines, markers, legend
   EXPECT_GT(pixels_near(image, series_color(1)), 500);  // ring's
   EXPECT_EQ(pixels_near(image, series_color(2)), 0);    // split failed: no third colour
@@ -92,6 +104,22 @@ TEST(SweepChart, SvgHoldsSeriesNamesAxisTitlesAndTheNote) {
   for (const char* text : {"rings on pcie", ">tree<", ">ring<", "bytes (log scale)",
                            "makespan (log scale)", "ops", "1 row with an error skipped"})
     EXPECT_TRUE(svg.contains(QString::fromUtf8(text))) << text;
+}
+
+TEST(SweepChart, SvgDrawsTheSameChartAsThePng) {
+  const QByteArray svg =
+      render_sweep_plot(two_strategies(), "t", {1600, 1000}, SweepImageFormat::kSvg);
+  QSvgRenderer renderer(svg);
+  ASSERT_TRUE(renderer.isValid());
+  EXPECT_EQ(renderer.viewBox(), QRect(0, 0, 1600, 1000));
+  QImage image(QSize(1600, 1000), QImage::Format_ARGB32);
+  image.fill(Qt::transparent);
+  QPainter painter(&image);
+  renderer.render(&painter);
+  painter.end();
+  keep_for_people(image, "sweep_plot_svg.png");
+  EXPECT_GT(pixels_near(image, series_color(0)), 500);
+  EXPECT_GT(pixels_near(image, series_color(1)), 500);
 }
 
 }  // namespace

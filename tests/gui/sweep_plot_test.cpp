@@ -132,6 +132,14 @@ TEST(SweepPlot, AnyOtherCsvTakesTextAsParametersAndNumbersAsMetrics) {
   EXPECT_EQ(columns.metrics, (std::vector<std::string>{"size", "time"}));
 }
 
+TEST(SweepPlot, DefaultXIsTheSizeOrTheGpuCount) {
+  EXPECT_EQ(default_x_column(sweep_table()), "bytes");
+  EXPECT_EQ(default_x_column(parse_csv_table("gpus,topology,makespan_s\n2,a,1\n4,b,2\n", "t")),
+            "gpus");
+  EXPECT_EQ(default_x_column(parse_csv_table("scale,makespan_s\n1,1\n2,2\n", "t")), "scale");
+  EXPECT_EQ(default_x_column(parse_csv_table("topology,makespan_s\na,1\nb,2\n", "t")), "");
+}
+
 TEST(SweepPlot, SeriesByStrategySplitByTopologyErrorsSkipped) {
   const SweepPlot plot = plan_sweep_plot(sweep_table(), request("bytes", {"makespan_s"}), "r.csv");
   EXPECT_EQ(plot.series_column, "strategy");
