@@ -35,7 +35,7 @@ std::string output_path(const PlotOptions& options) {
   return std::filesystem::path(options.csv_path).replace_extension(".png").string();
 }
 
-void check_options(const PlotOptions& options, const std::string& out) {
+void check_options_for(const PlotOptions& options, const std::string& out) {
   const std::string extension = lowercase_extension(out);
   if (extension.empty())
     throw InputError("--out " + out + ": no file extension (give a .png or .svg file)");
@@ -91,9 +91,13 @@ void plot_with_qt(const PlotOptions& options, const std::string& out) {
 
 }  // namespace
 
+void check_plot_options(const PlotOptions& options) {
+  check_options_for(options, output_path(options));
+}
+
 int run_plot(const PlotOptions& options) {
   const std::string out = output_path(options);
-  check_options(options, out);
+  check_options_for(options, out);
 #ifdef OPSIM_HAVE_GUI
   plot_with_qt(options, out);
   return 0;

@@ -27,6 +27,11 @@ struct PlotOptions {
   bool quiet = false;  ///< no "wrote ..." line
 };
 
+/// Throws InputError unless the options can work: the image type, the size, an output that
+/// can be written. `sweep --plot` calls it before the sweep, so that a bad name is refused
+/// before the work; run_plot() calls it too.
+void check_plot_options(const PlotOptions& options);
+
 /// Plots `options.csv_path` into `options.out_path`, written atomically. Throws InputError
 /// (one line) for bad input: a missing column, a non-numeric x, an empty CSV, an output that
 /// cannot be written or has an unknown extension, a build without the GUI. Returns 0.
