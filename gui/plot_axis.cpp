@@ -31,9 +31,13 @@ NamedScale named_scale(double magnitude, PlotUnit unit) {
   return {1, ""};
 }
 
+// Significant digits, but whole numbers up to a million in full ("2000 s", not "2e+03 s").
 std::string number_text(double value, int significant) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*g", significant, value);
+  char text[48];
+  if (std::abs(value) >= 1000 && std::abs(value) < 1e6)
+    std::snprintf(text, sizeof text, "%.0f", value);
+  else
+    std::snprintf(text, sizeof text, "%.*g", significant, value);
   return text;
 }
 

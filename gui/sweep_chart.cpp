@@ -75,33 +75,51 @@ std::vector<LegendEntry> legend_entries(const SweepPlot& plot) {
   return entries;
 }
 
+// Past the palette's ten colours, the dash pattern changes too, so that no two lines match.
 QPen series_pen(int color, int style) {
-  QPen pen(series_color(color), 2.5, series_pen_style(style));
+  const int cycle = color / static_cast<int>(std::size(kPalette));
+  QPen pen(series_color(color), 2.5, series_pen_style(style + cycle));
   pen.setCapStyle(Qt::FlatCap);
   return pen;
 }
 
-int legend_width_px(const std::vector<LegendEntry>& entries, int image_width) {
+// "strategy · topology": the columns that tell the lines apart.
+QString legend_heading(const SweepPlot& plot) {
+  QString heading = QString::fromStdString(plot.series_column);
+  for (const std::string& column : plot.style_columns)
+    heading += (heading.isEmpty() ? "" : " · ") + QString::fromStdString(column);
+  return heading;
+}
+
+int legend_width_px(const SweepPlot& plot, const std::vector<LegendEntry>& entries,
+                    int image_width) {
   const QFontMetrics metrics(sized_font(11));
-  int widest = metrics.horizontalAdvance(QObject::tr("series"));
-  for (const LegendEntry& e : entries) widest = std::max(widest, metrics.horizontalAdvance(e.name));
-  return std::clamp(widest + kLegendSampleWidthPx + 28, 160, image_width / 3);
+  int widest = QFontMetrics(sized_font(11, true)).horizontalAdvance(legend_heading(plot));
+  for (const LegendEntry& e : entries)
+    widest = std::max(widest, kLegendSampleWidthPx + 8 + metrics.horizontalAdvance(e.name));
+  return std::clamp(widest + 8, 160, image_width / 3);
 }
 
 void paint_legend(QPainter& painter, const SweepPlot& plot, const std::vector<LegendEntry>& entries,
                   const QRect& area) {
-  painter.setFont(sized_font(11, true));
+  const QFont bold = sized_font(11, true), plain = sized_font(11);
+  painter.setFont(bold);
   painter.setPen(Qt::black);
-  QString heading = QString::fromStdString(plot.series_column);
-  for (const std::string& column : plot.style_columns)
-    heading += " · " + QString::fromStdString(column);
-  const QFontMetrics metrics(sized_font(11));
-  painter.drawText(QRect(area.left(), area.top(), area.width(), kLegendRowPx),
-                   Qt::AlignLeft | Qt::AlignVCenter,
-                   metrics.elidedText(heading, Qt::ElideRight, area.width()));
-  painter.setFont(sized_font(11));
+  painter.drawText(
+      QRect(area.left(), area.top(), area.width(), kLegendRowPx), Qt::AlignLeft | Qt::AlignVCenter,
+      QFontMetrics(bold).elidedText(legend_heading(plot), Qt::ElideRight, area.width()));
+  painter.setFont(plain);
+  const QFontMetrics metrics(plain);
   int y = area.top() + kLegendRowPx + 4;
-  for (const LegendEntry& e : entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const LegendEntry& e = entries[i];
+    if (y + 2 * kLegendRowPx > area.bottom() && i + 1 < entries.size()) {
+      painter.setPen(Qt::black);
+      painter.drawText(QRect(area.left(), y, area.width(), kLegendRowPx),
+                       Qt::AlignLeft | Qt::AlignVCenter,
+                       QObject::tr("… and %1 more").arg(entries.size() - i));
+      break;
+    }
     if (y + kLegendRowPx > area.bottom()) break;
     const int middle = y + kLegendRowPx / 2;
     painter.setPen(series_pen(e.color, e.style));
@@ -148,7 +166,7 @@ void paint_plot(QPainter& painter, const SweepPlot& plot, const QString& title, 
   painter.drawText(QRect(kMarginPx, 0, size.width() - 2 * kMarginPx, kTitleBandPx),
                    Qt::AlignLeft | Qt::AlignVCenter, title);
   const std::vector<LegendEntry> entries = legend_entries(plot);
-  const int legend_width = legend_width_px(entries, size.width());
+  const int legend_width = legend_width_px(plot, entries, size.width());
   const QString note = QString::fromStdString(plot.note());
   const int bottom = size.height() - (note.isEmpty() ? kMarginPx : kNoteBandPx);
   const QRect charts(kMarginPx, kTitleBandPx, size.width() - 3 * kMarginPx - legend_width,

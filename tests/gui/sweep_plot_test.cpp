@@ -70,6 +70,8 @@ TEST(PlotAxis, FormatsValuesInReadableUnits) {
   EXPECT_EQ(format_value(250e-6, PlotUnit::kSeconds), "250 µs");
   EXPECT_EQ(format_value(0.0015, PlotUnit::kSeconds), "1.5 ms");
   EXPECT_EQ(format_value(2, PlotUnit::kSeconds), "2 s");
+  EXPECT_EQ(format_value(2000, PlotUnit::kSeconds), "2000 s");
+  EXPECT_EQ(format_value(2e6, PlotUnit::kSeconds), "2e+06 s");
   EXPECT_EQ(format_value(12.5, PlotUnit::kGBps), "12.5 GB/s");
   EXPECT_EQ(format_value(8, PlotUnit::kPlain), "8");
 }
