@@ -117,11 +117,13 @@ Command register_plot_command(CLI::App& opsim) {
                    "Column on the x axis, numeric (default: bytes or gpus, whichever varies)");
   plot->add_option("--y", options->y,
                    "Metric columns, one chart each (default: every metric that varies)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);  // so that `--y A FILE.csv` leaves the file alone
   plot->add_option("--series", options->series,
                    "Column whose values get a line each (default: strategy, algorithm, op or "
                    "topology)");
-  plot->add_option("--where", options->where, "Only rows with COLUMN=VALUE (repeatable)");
+  plot->add_option("--where", options->where, "Only rows with COLUMN=VALUE (repeatable)")
+      ->allow_extra_args(false);
   plot->add_option("--title", options->title, "Title over the charts");
   plot->add_option("--width", options->width_px, "Image width in pixels (default 1600)");
   plot->add_option("--height", options->height_px,

@@ -82,6 +82,14 @@ TEST(PlotCli, WithoutArgumentsDrawsEveryMetricAgainstTheSizeBesideTheCsv) {
   EXPECT_EQ(png_size(slurp(dir / "r.png")), (std::pair<std::uint32_t, std::uint32_t>{1600, 1000}));
 }
 
+TEST(PlotCli, ListFlagsBeforeTheCsvLeaveItAlone) {
+  const fs::path dir = scratch("flags");
+  const CommandResult r =
+      plot("--y makespan_s,ops --where strategy=ring --where topology=pcie-switch:4 r.csv", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "wrote r.png (1600x1000): 2 charts of 3 rows against bytes, 1 series\n");
+}
+
 TEST(PlotCli, WritesAnSvgWithSeriesNamesAndAxisTitles) {
   const fs::path dir = scratch("svg");
   const CommandResult r = plot("r.csv --x bytes --out m.svg --title 'Rings on PCIe'", dir);
