@@ -2,12 +2,14 @@
 
 #include <QChartView>
 #include <QComboBox>
+#include <QCursor>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -147,9 +149,18 @@ void SweepChartWindow::replot() {
   }
   QChart* chart = make_sweep_chart(plot_.charts.front(), true);
   const QList<QAbstractSeries*> series = chart->series();
-  for (int i = 0; i < series.size(); ++i)
-    connect(qobject_cast<QLineSeries*>(series[i]), &QLineSeries::doubleClicked, this,
-            [this, i](const QPointF& p) { on_double_click(i, p); });
+  for (int i = 0; i < series.size(); ++i) {
+    auto* line = qobject_cast<QLineSeries*>(series[i]);
+    connect(line, &QLineSeries::doubleClicked, this, [this, i](const QPointF& p) {
+      if (const PlotPoint* point = nearest_point(i, p)) open_row(point->row);
+    });
+    connect(line, &QLineSeries::hovered, this, [this, i](const QPointF& p, bool entered) {
+      if (entered)
+        QToolTip::showText(QCursor::pos(), point_tooltip(i, p), view_);
+      else
+        QToolTip::hideText();
+    });
+  }
   QChart* old = view_->chart();
   view_->setChart(chart);
   delete old;
@@ -159,18 +170,33 @@ void SweepChartWindow::replot() {
   status_->setText(status);
 }
 
-void SweepChartWindow::on_double_click(int chart_series, const QPointF& position) {
-  if (plot_.charts.empty()) return;
+const PlotPoint* SweepChartWindow::nearest_point(int chart_series, const QPointF& position) const {
+  if (plot_.charts.empty() || chart_series < 0) return nullptr;
   const SweepChartPlan& chart = plot_.charts.front();
-  const PlotSeries& series = chart.series[static_cast<std::size_t>(chart_series)];
+  if (static_cast<std::size_t>(chart_series) >= chart.series.size()) return nullptr;
+  // In fractions of each axis's range, so that neither axis's unit decides.
+  const auto fraction = [](const PlotAxis& axis, double position) {
+    return position / std::max(axis.max - axis.min, 1e-300);
+  };
   const PlotPoint* nearest = nullptr;
   double best = INFINITY;
-  for (const PlotPoint& p : series.points) {
-    const double d = std::hypot(chart.x.position(p.x) - position.x(),
-                                (chart.y.position(p.y) - position.y()) * 1e-3);
+  for (const PlotPoint& p : chart.series[static_cast<std::size_t>(chart_series)].points) {
+    const double d = std::hypot(fraction(chart.x, chart.x.position(p.x) - position.x()),
+                                fraction(chart.y, chart.y.position(p.y) - position.y()));
     if (d < best) best = d, nearest = &p;
   }
-  if (nearest != nullptr) open_row(nearest->row);
+  return nearest;
+}
+
+QString SweepChartWindow::point_tooltip(int chart_series, const QPointF& position) const {
+  const PlotPoint* point = nearest_point(chart_series, position);
+  if (point == nullptr) return {};
+  const SweepChartPlan& chart = plot_.charts.front();
+  return tr("%1\n%2: %3\n%4: %5\nline %6 of the CSV; double-click to open its trace")
+      .arg(text(chart.series[static_cast<std::size_t>(chart_series)].name), text(chart.x.column),
+           text(format_value(point->x, chart.x.unit)), text(chart.metric),
+           text(format_value(point->y, chart.y.unit)))
+      .arg(table_.rows[point->row].line);
 }
 
 void SweepChartWindow::open_row(std::size_t row) {

@@ -46,6 +46,9 @@ class SweepChartWindow : public QWidget {
   QString status_text() const;
   /// What double-clicking the point of row `row` does.
   void open_row(std::size_t row);
+  /// The tooltip of the point of series `chart_series` nearest `position` (axis positions):
+  /// its series, x and metric in their units, and its CSV line.
+  QString point_tooltip(int chart_series, const QPointF& position) const;
 
  signals:
   /// A trace file to open (the row's trace_file, relative to the CSV's folder).
@@ -57,7 +60,7 @@ class SweepChartWindow : public QWidget {
   void build_ui();
   void fill_pickers();
   void replot();
-  void on_double_click(int chart_series, const QPointF& position);
+  const PlotPoint* nearest_point(int chart_series, const QPointF& position) const;
 
   QString path_;
   CsvTable table_;

@@ -74,6 +74,10 @@ TEST(SweepChartWindow, ChartsTheFirstMetricAndFollowsThePickers) {
   EXPECT_EQ(window.plot().charts.front().x.column, "bytes");
   ASSERT_EQ(window.chart_view()->chart()->series().size(), 2);
   EXPECT_EQ(window.chart_view()->chart()->series()[1]->name(), "split");
+  // Near split's 160 MB point (axis positions: MB and ms on these linear axes).
+  EXPECT_EQ(window.point_tooltip(1, QPointF(150, 28)).toStdString(),
+            "split\nbytes: 160 MB\nmakespan_s: 30 ms\nline 5 of the CSV; double-click to open "
+            "its trace");
   window.set_columns("bytes", "ops", "");
   EXPECT_EQ(window.plot().charts.front().metric, "ops");
   EXPECT_TRUE(window.status_text().startsWith("4 rows plotted"))
