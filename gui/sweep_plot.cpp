@@ -24,6 +24,9 @@ constexpr const char* kSweepResults[] = {"makespan_s",
                                          "ops",
                                          "gpus_used",
                                          "sim_wall_s"};
+// The simulator's own host time: it differs from run to run and says nothing about the
+// simulated machine, so it is charted only when asked for.
+constexpr const char* kHostMetrics[] = {"sim_wall_s"};
 constexpr const char* kSeriesPreference[] = {"strategy", "algorithm", "op", "topology"};
 
 template <std::size_t N>
@@ -161,7 +164,7 @@ std::vector<std::string> chosen_metrics(const CsvTable& table, const SweepColumn
   }
   std::vector<std::string> metrics;
   for (const std::string& metric : columns.metrics)
-    if (metric != request.x && metric != request.series &&
+    if (metric != request.x && metric != request.series && !is_one_of(metric, kHostMetrics) &&
         varies(table, *table.column(metric), rows))
       metrics.push_back(metric);
   if (metrics.empty())

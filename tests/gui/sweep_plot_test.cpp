@@ -174,6 +174,16 @@ TEST(SweepPlot, WithoutYEveryMetricThatVariesGetsAChart) {
   EXPECT_FALSE(plot.charts[1].y.log);  // 6 to 24
 }
 
+TEST(SweepPlot, HostTimeIsChartedOnlyWhenAsked) {
+  const CsvTable table =
+      parse_csv_table("bytes,strategy,makespan_s,sim_wall_s\n1,a,1,0.01\n2,a,2,0.03\n", "t.csv");
+  const SweepPlot plot = plan_sweep_plot(table, request("bytes"), "t.csv");
+  ASSERT_EQ(plot.charts.size(), 1u);
+  EXPECT_EQ(plot.charts[0].metric, "makespan_s");
+  EXPECT_EQ(plan_sweep_plot(table, request("bytes", {"sim_wall_s"}), "t.csv").charts[0].metric,
+            "sim_wall_s");
+}
+
 TEST(SweepPlot, WhereKeepsOnlyMatchingRows) {
   const SweepPlot plot = plan_sweep_plot(
       sweep_table(), request("bytes", {"makespan_s"}, {"topology=pcie-switch:4"}), "r.csv");
