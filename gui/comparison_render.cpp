@@ -1,11 +1,12 @@
 #include "gui/comparison_render.hpp"
 
+#include <QApplication>
 #include <QDir>
-#include <QGuiApplication>
 #include <QImage>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -32,8 +33,25 @@ std::string missing_platform_plugin() {
          dirs.join(", ").toStdString() + "; the offscreen one comes with libqt6gui6)";
 }
 
+namespace {
+
+// Qt's debug, info and warning lines ("QStandardPaths: XDG_RUNTIME_DIR not set") would come
+// between a command's own lines and read as part of an error: dropped unless
+// OPSIM_GUI_QT_MESSAGES is set. Critical and fatal messages stay, one line each.
+void quiet_qt_message(QtMsgType type, const QMessageLogContext&, const QString& message) {
+  const char* wanted = std::getenv("OPSIM_GUI_QT_MESSAGES");
+  if (type != QtCriticalMsg && type != QtFatalMsg && (wanted == nullptr || *wanted == 0)) return;
+  QString line = message;
+  line.replace(QLatin1Char('\n'), QLatin1Char(' '));
+  std::fprintf(stderr, "opsim: qt: %s\n", qPrintable(line));
+  if (type == QtFatalMsg) std::abort();
+}
+
+}  // namespace
+
 void ensure_gui_application() {
   if (QCoreApplication::instance() != nullptr) return;
+  qInstallMessageHandler(quiet_qt_message);
   if (std::getenv("QT_QPA_PLATFORM") == nullptr) setenv("QT_QPA_PLATFORM", "offscreen", 0);
   // Qt aborts the process when it cannot load the platform plug-in; say why instead.
   if (const std::string missing = missing_platform_plugin(); !missing.empty())
@@ -42,7 +60,9 @@ void ensure_gui_application() {
   static char name[] = "opsim";
   static char* argv[] = {name, nullptr};
   // Deliberately leaked: lives until the process ends, like an application object in main().
-  new QGuiApplication(argc, argv);
+  // A QApplication (not only a QGuiApplication) so that Qt Charts, graphics widgets, can
+  // render in the same process.
+  new QApplication(argc, argv);
 }
 
 int comparison_height_px(const std::vector<ComparisonPane>& panes, const TimelineStyle& style) {

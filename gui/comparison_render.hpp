@@ -50,7 +50,8 @@ bool render_comparison_png(const std::vector<Trace>& traces, const std::vector<s
                            const QString& path, QSize size,
                            const std::vector<double>& lower_bounds_s = {});
 
-/// Creates a QGuiApplication (offscreen unless QT_QPA_PLATFORM is set) if none exists yet.
+/// Creates a QApplication (offscreen unless QT_QPA_PLATFORM is set) if none exists yet, and
+/// then drops Qt's own debug and warning lines unless OPSIM_GUI_QT_MESSAGES is set.
 /// Throws std::runtime_error when the platform's plug-in is not installed (Qt would abort).
 void ensure_gui_application();
 /// Empty when QT_QPA_PLATFORM's (default offscreen) plug-in is found; else why not.

@@ -8,6 +8,7 @@
 
 #include "gui/main_window.hpp"
 #include "gui/replay_runner.hpp"
+#include "gui/sweep_chart_window.hpp"
 #include "gui/trace_format.hpp"
 
 namespace opsim::gui {
@@ -34,6 +35,14 @@ QStringList MainWindow::open_traces(const QStringList& paths) {
 
 void MainWindow::open_trace(const QString& path, QStringList& errors) {
   try {
+    if (is_sweep_csv(path)) {  // a sweep's results: a chart whose points open their traces
+      auto* chart = new SweepChartWindow(path, this);
+      connect(chart, &SweepChartWindow::trace_requested, this,
+              [this](const QString& trace) { open_traces({trace}); });
+      connect(chart, &SweepChartWindow::rerun_requested, this, &MainWindow::simulate);
+      chart->show();
+      return;
+    }
     if (trace_format_of_file(path.toStdString()) == TraceFormat::kKineto) {
       start_replay(path);
       return;

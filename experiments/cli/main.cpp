@@ -17,6 +17,7 @@
 #include "experiments/cli/compare_command.hpp"
 #include "experiments/cli/experiment_command.hpp"
 #include "experiments/cli/nccl_check_command.hpp"
+#include "experiments/cli/plot_command.hpp"
 #include "experiments/cli/replay_command.hpp"
 #include "experiments/cli/sim_command.hpp"
 #include "experiments/cli/sweep_command.hpp"
@@ -37,7 +38,7 @@ constexpr RegisterCommand kCommands[] = {
     opsim::register_topology_command,   opsim::register_sweep_command,
     opsim::register_experiment_command, opsim::register_calibrate_command,
     opsim::register_validate_command,   opsim::register_replay_command,
-    opsim::register_nccl_check_command,
+    opsim::register_nccl_check_command, opsim::register_plot_command,
 };
 
 // Every error is one line, whatever its source put in it.
