@@ -1,10 +1,14 @@
-// MainWindow: opening trace files. opsim's own traces are read at once; PyTorch profiler
-// (Kineto) traces are replayed by a child `opsim replay` and shown as the overlay it writes,
-// recorded against replayed. Files that cannot be opened are named, with why, in a banner
-// over the timeline.
+// MainWindow: opening trace files. Chrome traces (opsim's own or another tool's) are read at
+// once; PyTorch profiler (Kineto) traces are replayed by a child `opsim replay` and shown as
+// the overlay it writes, recorded against replayed. Overlays get a summary row per world and
+// the real-vs-simulated table per op class. Files that cannot be opened are named, with why,
+// in a banner over the timeline and in the status bar.
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
 
 #include "gui/main_window.hpp"
 #include "gui/replay_runner.hpp"
@@ -40,6 +44,14 @@ void MainWindow::open_trace(const QString& path, QStringList& errors) {
     }
     const LoadedTrace loaded = load_pane_trace(path.toStdString());
     add_file_pane(loaded, path, replay_title(QFileInfo(path).fileName(), loaded.steps.get()));
+    QString opened = tr("Opened %1: %2 ops on %3 lanes")
+                         .arg(QFileInfo(path).fileName())
+                         .arg(loaded.trace->ops.size())
+                         .arg(loaded.trace->lanes.size());
+    if (loaded.events_not_drawn > 0)
+      opened +=
+          tr(", %1 instant, async or unbound flow events not drawn").arg(loaded.events_not_drawn);
+    if (load_errors_.isEmpty()) status_->setText(opened);
   } catch (const std::exception& e) {
     errors << QString::fromStdString(e.what());
     report_load_error(errors.back());
@@ -48,16 +60,42 @@ void MainWindow::open_trace(const QString& path, QStringList& errors) {
 
 void MainWindow::add_file_pane(const LoadedTrace& loaded, const QString& path,
                                const QString& title) {
-  SummaryRow row = summary_row_of(*loaded.trace);
-  row.name = QFileInfo(path).fileName().toStdString();
-  row.trace_file = path.toStdString();
+  for (SummaryRow& row : summary_rows_of(*loaded.trace, QFileInfo(path).fileName().toStdString())) {
+    row.trace_file = path.toStdString();
+    file_rows_.push_back(std::move(row));
+  }
   Pane pane;
   pane.model = std::make_shared<TimelineModel>(loaded.trace, traces_.options());
   pane.title = title;
   pane.twins = loaded.twins;
   pane.steps = loaded.steps;
   traces_.add_file_pane(std::move(pane));
-  file_rows_.push_back(std::move(row));
+  if (loaded.twins) show_twin_classes();
+}
+
+void MainWindow::show_twin_classes() {
+  if (twins_tab_ == nullptr) {
+    twins_tab_ = new QWidget(this);
+    twins_tab_->setObjectName(QStringLiteral("real_vs_sim_tab"));
+    auto* layout = new QVBoxLayout(twins_tab_);
+    auto* table = new QTableView(twins_tab_);
+    table->setObjectName(QStringLiteral("real_vs_sim_table"));
+    table->setModel(&twin_classes_);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->verticalHeader()->setVisible(false);
+    layout->addWidget(table);
+    tabs_->addTab(twins_tab_, tr("Real vs simulated"));
+    // Closing the opened files empties it.
+    connect(&traces_, &TraceSet::changed, this, [this] { rebuild_twin_classes(); });
+  }
+  rebuild_twin_classes();
+}
+
+void MainWindow::rebuild_twin_classes() {
+  std::vector<TwinClassModel::Overlay> overlays;
+  for (const Pane& p : traces_.panes())
+    if (p.twins) overlays.push_back({p.title, OpTwins::class_differences(p.model->trace())});
+  twin_classes_.set_overlays(std::move(overlays));
 }
 
 void MainWindow::start_replay(const QString& path) {

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "gui/trace_worlds.hpp"
+
 namespace opsim::gui {
 
 namespace {
@@ -185,21 +187,20 @@ void TimelineModel::link_dependencies() {
   }
 }
 
-// Critical path: walk back from the last op to finish (lowest index on ties).
+// Critical path: walk back from the last op to finish (lowest index on ties); an overlay's
+// real and simulated worlds each have their own (gui/trace_worlds.hpp).
 void TimelineModel::find_critical_path() {
-  const Trace& t = *trace_;
-  on_critical_.assign(t.ops.size(), false);
-  std::uint32_t last = kNone;
-  for (std::uint32_t i = 0; i < t.ops.size(); ++i) {
-    if (last == kNone || t.ops[i].end_ns > t.ops[last].end_ns) last = i;
+  on_critical_.assign(trace_->ops.size(), false);
+  for (const std::uint32_t last : last_op_per_world(*trace_)) {
+    const std::size_t begin = critical_path_.size();
+    for (std::uint32_t op = last; op != kNone && !on_critical_[op];) {
+      on_critical_[op] = true;
+      critical_path_.push_back(op);
+      const auto gate = gating_predecessor(op);
+      op = gate ? *gate : kNone;
+    }
+    std::reverse(critical_path_.begin() + static_cast<std::ptrdiff_t>(begin), critical_path_.end());
   }
-  for (std::uint32_t op = last; op != kNone && !on_critical_[op];) {
-    on_critical_[op] = true;
-    critical_path_.push_back(op);
-    const auto gate = gating_predecessor(op);
-    op = gate ? *gate : kNone;
-  }
-  std::reverse(critical_path_.begin(), critical_path_.end());
 }
 
 std::optional<std::uint32_t> TimelineModel::gating_predecessor(std::uint32_t op) const {

@@ -68,7 +68,8 @@ class TimelineModel {
   /// lane, the one that ended last; nullopt if none.
   std::optional<std::uint32_t> gating_predecessor(std::uint32_t op) const;
   /// The critical path: from the last-ending op back through gating predecessors, returned
-  /// in time order (op indices). Empty for an empty trace.
+  /// in time order (op indices); an overlay's worlds one after the other, each from its own
+  /// last op (gui/trace_worlds.hpp). Empty for an empty trace.
   const std::vector<std::uint32_t>& critical_path() const { return critical_path_; }
   bool on_critical_path(std::uint32_t op) const {
     return op < on_critical_.size() && on_critical_[op];
