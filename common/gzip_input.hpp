@@ -28,7 +28,7 @@ std::string gunzip_input(std::string_view compressed, const std::string& source,
 
 /// Up to the first `max_bytes` that `compressed` (the start of a gzip file, perhaps cut off)
 /// decompresses to, for telling a file's format; what precedes damage when it is damaged.
-/// Never throws InputError.
+/// Throws InputError only when zlib cannot start (out of memory).
 std::string gunzip_prefix(std::string_view compressed, std::size_t max_bytes);
 
 }  // namespace opsim
