@@ -15,6 +15,7 @@
 #include "gui/trace_loader.hpp"
 #include "gui/trace_set.hpp"
 #include "gui/twin_class_model.hpp"
+#include "gui/twin_op_model.hpp"
 #include "gui/view_state.hpp"
 
 class QComboBox;
@@ -65,6 +66,8 @@ class MainWindow : public QMainWindow {
   const StepErrorModel& step_error_model() const { return steps_; }
   /// Real vs simulated busy time per op class of the overlays opened.
   const TwinClassModel& twin_class_model() const { return twin_classes_; }
+  /// Real vs simulated op by op (each pair of twins) of the overlays opened.
+  const TwinOpModel& twin_op_model() const { return twin_ops_; }
   TraceSet& trace_set() { return traces_; }
   ViewState& view_state() { return state_; }
   SimRunner& runner() { return runner_; }
@@ -120,6 +123,7 @@ class MainWindow : public QMainWindow {
   RangeStatsModel range_model_;
   StepErrorModel steps_;
   TwinClassModel twin_classes_;
+  TwinOpModel twin_ops_;
   SimRunner runner_;
   std::vector<SummaryRow> simulated_rows_;
   std::vector<SummaryRow> file_rows_;

@@ -6,6 +6,8 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -73,17 +75,34 @@ void MainWindow::add_file_pane(const LoadedTrace& loaded, const QString& path,
   if (loaded.twins) show_twin_classes();
 }
 
+namespace {
+
+QTableView* twin_table(QAbstractItemModel* model, const QString& name, QWidget* parent) {
+  auto* table = new QTableView(parent);
+  table->setObjectName(name);
+  table->setModel(model);
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->verticalHeader()->setVisible(false);
+  return table;
+}
+
+}  // namespace
+
+// The "Real vs simulated" tab: per op class above, op by op (sortable by any column) below.
 void MainWindow::show_twin_classes() {
   if (twins_tab_ == nullptr) {
     twins_tab_ = new QWidget(this);
     twins_tab_->setObjectName(QStringLiteral("real_vs_sim_tab"));
     auto* layout = new QVBoxLayout(twins_tab_);
-    auto* table = new QTableView(twins_tab_);
-    table->setObjectName(QStringLiteral("real_vs_sim_table"));
-    table->setModel(&twin_classes_);
-    table->horizontalHeader()->setStretchLastSection(true);
-    table->verticalHeader()->setVisible(false);
-    layout->addWidget(table);
+    auto* split = new QSplitter(Qt::Vertical, twins_tab_);
+    split->addWidget(twin_table(&twin_classes_, QStringLiteral("real_vs_sim_table"), split));
+    auto* by_value = new QSortFilterProxyModel(twins_tab_);
+    by_value->setSourceModel(&twin_ops_);
+    by_value->setSortRole(Qt::UserRole);
+    QTableView* ops = twin_table(by_value, QStringLiteral("real_vs_sim_ops"), split);
+    ops->setSortingEnabled(true);
+    split->addWidget(ops);
+    layout->addWidget(split);
     tabs_->addTab(twins_tab_, tr("Real vs simulated"));
     // Closing the opened files empties it.
     connect(&traces_, &TraceSet::changed, this, [this] { rebuild_twin_classes(); });
@@ -92,10 +111,15 @@ void MainWindow::show_twin_classes() {
 }
 
 void MainWindow::rebuild_twin_classes() {
-  std::vector<TwinClassModel::Overlay> overlays;
-  for (const Pane& p : traces_.panes())
-    if (p.twins) overlays.push_back({p.title, OpTwins::class_differences(p.model->trace())});
-  twin_classes_.set_overlays(std::move(overlays));
+  std::vector<TwinClassModel::Overlay> classes;
+  std::vector<TwinOpModel::Overlay> ops;
+  for (const Pane& p : traces_.panes()) {
+    if (!p.twins) continue;
+    classes.push_back({p.title, OpTwins::class_differences(p.model->trace())});
+    ops.push_back({p.title, p.model->trace_ptr(), p.twins});
+  }
+  twin_classes_.set_overlays(std::move(classes));
+  twin_ops_.set_overlays(std::move(ops));
 }
 
 void MainWindow::start_replay(const QString& path) {

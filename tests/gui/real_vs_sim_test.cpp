@@ -116,6 +116,20 @@ TEST(RealVsSim, ValidateOverlayPairsOpsAndHasAFigurePerWorld) {
   EXPECT_EQ(table.index(3, TwinClassModel::kClass).data().toString(), "gemm");
   EXPECT_NEAR(gemm_sim.data(Qt::UserRole).toDouble(),
               v.report.at("by_op_class")[3].at("simulated_s").get<double>(), 1e-9);
+  // Op by op: each pair once, with the simulated minus real start and duration.
+  const TwinOpModel& ops = w.twin_op_model();
+  ASSERT_EQ(ops.rowCount(), 4);
+  for (int row = 0; row < ops.rowCount(); ++row) {
+    const std::string name = ops.index(row, TwinOpModel::kOp).data().toString().toStdString();
+    const TraceOp& real = t.ops[op_named(t, "real " + name)];
+    const TraceOp& sim = t.ops[op_named(t, "sim " + name)];
+    EXPECT_NEAR(ops.index(row, TwinOpModel::kStartShift).data(Qt::UserRole).toDouble(),
+                static_cast<double>(sim.start_ns - real.start_ns) / 1e9, 1e-12);
+    EXPECT_NEAR(
+        ops.index(row, TwinOpModel::kDurationChange).data(Qt::UserRole).toDouble(),
+        static_cast<double>((sim.end_ns - sim.start_ns) - (real.end_ns - real.start_ns)) / 1e9,
+        1e-12);
+  }
 }
 
 // The CLI's definition (the most memory any one device held) both ways: the summary of a
