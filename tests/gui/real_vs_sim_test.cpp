@@ -110,6 +110,11 @@ TEST(RealVsSim, ValidateOverlayPairsOpsAndHasAFigurePerWorld) {
   MainWindow w(MainWindow::Options{false, cli_path()});
   EXPECT_TRUE(w.open_traces({QString::fromStdString(v.overlay.string())}).isEmpty());
   EXPECT_EQ(w.summary_model().rowCount(), 2);
+  ASSERT_EQ(w.trace_set().panes().size(), 1u);
+  const QString title = w.trace_set().panes()[0].title;
+  EXPECT_TRUE(title.startsWith(QStringLiteral("small.overlay.json — real ")))
+      << title.toStdString();
+  EXPECT_TRUE(title.contains(QStringLiteral(", sim "))) << title.toStdString();
   const TwinClassModel& table = w.twin_class_model();
   ASSERT_EQ(table.rowCount(), 4);
   const QModelIndex gemm_sim = table.index(3, TwinClassModel::kSimBusy);
