@@ -15,6 +15,7 @@
 #include "common/input_error.hpp"
 #include "common/input_file.hpp"
 #include "engine/json_input.hpp"
+#include "engine/json_sax_forward.hpp"
 
 namespace opsim {
 
@@ -761,44 +762,11 @@ bool parse_fast(std::string_view text, TraceBuilder& builder) {
 // order. Events that come before otherData (a file re-ordered by another tool) wait in a
 // list until it has been read. (nlohmann's callback parser, used before, rescanned the
 // whole event array after each kept event: quadratic in such files.)
-class TraceStream {
+class TraceStream : public JsonSaxForward<TraceStream> {
  public:
   TraceStream(TraceBuilder& builder, std::string_view text, const std::string& source)
       : builder_(builder), text_(text), source_(source) {}
 
-  bool null() {
-    return scalar([](CheckedJsonBuilder& b) { return b.null(); });
-  }
-  bool boolean(bool v) {
-    return scalar([v](CheckedJsonBuilder& b) { return b.boolean(v); });
-  }
-  bool number_integer(json::number_integer_t v) {
-    return scalar([v](CheckedJsonBuilder& b) { return b.number_integer(v); });
-  }
-  bool number_unsigned(json::number_unsigned_t v) {
-    return scalar([v](CheckedJsonBuilder& b) { return b.number_unsigned(v); });
-  }
-  bool number_float(json::number_float_t v, const std::string& t) {
-    return scalar([&](CheckedJsonBuilder& b) { return b.number_float(v, t); });
-  }
-  bool string(std::string& v) {
-    return scalar([&](CheckedJsonBuilder& b) { return b.string(v); });
-  }
-  bool binary(json::binary_t& v) {
-    return scalar([&](CheckedJsonBuilder& b) { return b.binary(v); });
-  }
-  bool start_object(std::size_t size) {
-    return container_start(true, [size](CheckedJsonBuilder& b) { return b.start_object(size); });
-  }
-  bool start_array(std::size_t size) {
-    return container_start(false, [size](CheckedJsonBuilder& b) { return b.start_array(size); });
-  }
-  bool end_object() {
-    return container_end([](CheckedJsonBuilder& b) { return b.end_object(); });
-  }
-  bool end_array() {
-    return container_end([](CheckedJsonBuilder& b) { return b.end_array(); });
-  }
   bool key(std::string& k) {
     if (active_) return active_->key(k);
     if (skip_depth_ > 0) return true;
@@ -824,6 +792,7 @@ class TraceStream {
   }
 
  private:
+  friend class JsonSaxForward<TraceStream>;  // routes SAX events to the members below
   enum class Part { kTop, kEvents };
 
   template <class Event>

@@ -15,6 +15,7 @@
 #include "common/decimal_time.hpp"
 #include "common/input_error.hpp"
 #include "engine/json_input.hpp"
+#include "engine/json_sax_forward.hpp"
 
 namespace opsim::gui {
 namespace {
@@ -137,11 +138,13 @@ class TraceAssembler {
     return *it;
   }
 
-  std::uint32_t lane_of(const json& v) {
+  // The lane of an event: its (pid, tid), or for a complete event that names a stream (GPU
+  // work), (pid, stream). B/E pairs stay on their thread, where they are matched.
+  std::uint32_t lane_of(const json& v, bool by_stream = false) {
     const Id pid = id_field(v, "pid"), tid = id_field(v, "tid");
     std::string stream;
     const json& args = args_of(v);
-    if (const auto s = args.find("stream"); s != args.end() && s->is_number_integer())
+    if (const auto s = args.find("stream"); by_stream && s != args.end() && s->is_number_integer())
       stream = "stream " + std::to_string(s->get<std::int64_t>());
     const std::string key = pid.label() + '\n' + (stream.empty() ? tid.label() : stream) + '\n' +
                             (pid.is_text ? "t" : "n") + (tid.is_text ? "t" : "n");
@@ -195,7 +198,7 @@ class TraceAssembler {
     if (e.dur_out_of_range) fail("\"dur\" is outside what opsim's 64-bit nanoseconds hold");
     if (!e.dur_ns) fail(v.contains("dur") ? "\"dur\" is not a number" : "missing \"dur\"");
     if (*e.dur_ns < 0) fail("\"dur\" is negative");
-    add_op(v, lane_of(v), text_field(v, "name", false), text_field(v, "cat", false), *e.ts_ns,
+    add_op(v, lane_of(v, true), text_field(v, "name", false), text_field(v, "cat", false), *e.ts_ns,
            *e.ts_ns + *e.dur_ns);
   }
 
@@ -345,6 +348,11 @@ class TraceAssembler {
 
   void shift_to_earliest() {
     if (earliest_ns_ == std::numeric_limits<TimeNs>::max()) return;
+    TimeNs latest_ns = earliest_ns_;
+    for (const TraceOp& op : result_.trace.ops) latest_ns = std::max(latest_ns, op.end_ns);
+    TimeNs length_ns = 0;
+    if (__builtin_sub_overflow(latest_ns, earliest_ns_, &length_ns) || length_ns >= kMostDecimalNs)
+      throw InputError(source_ + ": the events span more than 2^62 ns (about 146 years)");
     for (TraceOp& op : result_.trace.ops) {
       op.start_ns -= earliest_ns_;
       op.end_ns -= earliest_ns_;
@@ -370,50 +378,27 @@ class TraceAssembler {
 
 // Streams the document: builds one event (or otherData) at a time with the checked JSON
 // builder and hands it to the assembler, taking "ts" and "dur" from their text exactly.
-class ImportStream {
+class ImportStream : public JsonSaxForward<ImportStream> {
  public:
   ImportStream(std::string_view text, const std::string& source) : text_(text), source_(source) {}
 
-  bool null() {
-    return scalar([](CheckedJsonBuilder& b) { return b.null(); });
-  }
-  bool boolean(bool v) {
-    return scalar([v](CheckedJsonBuilder& b) { return b.boolean(v); });
-  }
+  // "ts" and "dur" of an event are taken from the number's text exactly, then built as usual.
   bool number_integer(json::number_integer_t v) {
     if (at_time_field())
       set_time(v >= -kMostWholeUs && v <= kMostWholeUs ? std::optional<TimeNs>(v * 1000)
                                                        : std::nullopt);
-    return scalar([v](CheckedJsonBuilder& b) { return b.number_integer(v); });
+    return JsonSaxForward::number_integer(v);
   }
   bool number_unsigned(json::number_unsigned_t v) {
     if (at_time_field())
       set_time(v <= static_cast<std::uint64_t>(kMostWholeUs)
                    ? std::optional<TimeNs>(static_cast<TimeNs>(v) * 1000)
                    : std::nullopt);
-    return scalar([v](CheckedJsonBuilder& b) { return b.number_unsigned(v); });
+    return JsonSaxForward::number_unsigned(v);
   }
   bool number_float(json::number_float_t v, const std::string& t) {
     if (at_time_field()) set_time(decimal_us_to_ns(t));
-    return scalar([&](CheckedJsonBuilder& b) { return b.number_float(v, t); });
-  }
-  bool string(std::string& v) {
-    return scalar([&](CheckedJsonBuilder& b) { return b.string(v); });
-  }
-  bool binary(json::binary_t& v) {
-    return scalar([&](CheckedJsonBuilder& b) { return b.binary(v); });
-  }
-  bool start_object(std::size_t n) {
-    return container_start(true, [n](CheckedJsonBuilder& b) { return b.start_object(n); });
-  }
-  bool start_array(std::size_t n) {
-    return container_start(false, [n](CheckedJsonBuilder& b) { return b.start_array(n); });
-  }
-  bool end_object() {
-    return container_end([](CheckedJsonBuilder& b) { return b.end_object(); });
-  }
-  bool end_array() {
-    return container_end([](CheckedJsonBuilder& b) { return b.end_array(); });
+    return JsonSaxForward::number_float(v, t);
   }
   bool key(std::string& k) {
     if (active_) {
@@ -439,6 +424,7 @@ class ImportStream {
   }
 
  private:
+  friend class JsonSaxForward<ImportStream>;  // routes SAX events to the members below
   static constexpr std::int64_t kMostWholeUs = kMostDecimalNs / 1000;
 
   [[noreturn]] void fail_top(const std::string& what) const {

@@ -3,7 +3,6 @@
 // and simulated worlds of `opsim validate --trace-dir` output, and one peak-memory figure
 // for a run simulated in the GUI and its trace file read back.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <QFile>
 #include <QLabel>
@@ -21,6 +20,7 @@
 #include "gui/trace_format.hpp"
 #include "gui/trace_loader.hpp"
 #include "gui/trace_worlds.hpp"
+#include "tests/support/gzip_text.hpp"
 #include "tests/support/opsim_command.hpp"
 
 namespace opsim::gui {
@@ -33,21 +33,7 @@ void write_file(const fs::path& path, const std::string& bytes) {
   out << bytes;
 }
 
-std::string gzip(const std::string& text) {
-  z_stream z{};
-  EXPECT_EQ(
-      deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
-      Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 32, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using opsim::test::gzip;
 
 // The array form, as many tools write it: B/E on a main thread (nested), X on a worker, a
 // counter, a flow from the outer span to the worker's span, names from M events. Times in
@@ -136,6 +122,16 @@ TEST(ChromeImport, ObjectFormGzipAndPerfettoBindIdFlowsOpenAsPanes) {
       << w.status_text().toStdString();
 }
 
+// gzip is told by what it holds: a profiler's trace is still replayed, others shown as they are.
+TEST(ChromeImport, GzipIsToldByItsContent) {
+  EXPECT_EQ(trace_format_of(gzip(R"({"schemaVersion": 1, "traceEvents": []})")),
+            TraceFormat::kKineto);
+  EXPECT_EQ(trace_format_of(gzip(R"({"otherData": {"opsim": {}}, "traceEvents": []})")),
+            TraceFormat::kOpsim);
+  EXPECT_EQ(trace_format_of(gzip(kArrayTrace)), TraceFormat::kChrome);
+  EXPECT_EQ(trace_format_of(gzip(gzip(R"({"schemaVersion": 1})"))), TraceFormat::kChrome);
+}
+
 // Each refusal names the file, the event and what is wrong.
 TEST(ChromeImport, BadEventsAreRefusedWithTheirPlace) {
   const std::pair<const char*, const char*> cases[] = {
@@ -149,6 +145,8 @@ TEST(ChromeImport, BadEventsAreRefusedWithTheirPlace) {
       {R"([{"ph": "X", "ts": 1e300, "dur": 1}])",
        "t.json: [0]: \"ts\" is outside what opsim's 64-bit nanoseconds hold"},
       {R"([{"name": "x"}])", "t.json: [0]: missing \"ph\""},
+      {R"([{"ph": "X", "ts": -4e15, "dur": 1}, {"ph": "X", "ts": 4e15, "dur": 1}])",
+       "t.json: the events span more than 2^62 ns"},
       {R"([3])", "t.json: [0]: expected a JSON object"},
       {R"({"foo": 1})", "t.json: top level: missing \"traceEvents\" array"},
       {R"("text")", "t.json: top level: not a Chrome trace"},
