@@ -91,6 +91,16 @@ TEST(RealVsSim, ValidateOverlayPairsOpsAndHasAFigurePerWorld) {
   const TimelineModel model(loaded.trace);
   EXPECT_TRUE(model.on_critical_path(op_named(t, "real scale")));
   EXPECT_TRUE(model.on_critical_path(op_named(t, "sim scale")));
+  ASSERT_EQ(model.critical_paths().size(), 2u);
+  for (const auto& path : model.critical_paths()) {
+    ASSERT_FALSE(path.empty());
+    const bool real = loaded.twins->is_recorded(path.back());
+    for (std::uint32_t op : path) EXPECT_EQ(loaded.twins->is_recorded(op), real) << t.ops[op].name;
+  }
+  const TraceOp& real_end = t.ops[op_named(t, "real scale")];
+  const TraceOp& sim_end = t.ops[op_named(t, "sim scale")];
+  EXPECT_EQ(t.ops[model.critical_path().back()].name,  // the world that ends last
+            real_end.end_ns >= sim_end.end_ns ? "real scale" : "sim scale");
 
   // Busy time per op class, as `opsim validate` printed it.
   const auto classes = OpTwins::class_differences(t);
