@@ -123,4 +123,18 @@ std::string gunzip_input(std::string_view in, const std::string& source, std::ui
                    ", the most opsim reads (a gzip bomb, or a file too large to read)");
 }
 
+std::string gunzip_prefix(std::string_view compressed, std::size_t max_bytes) {
+  Inflater inflater("gzip prefix");
+  z_stream& z = inflater.z();
+  std::string out(max_bytes, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  z.avail_in = static_cast<uInt>(std::min<std::size_t>(compressed.size(), std::size_t{1} << 30));
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(std::min<std::size_t>(max_bytes, std::size_t{1} << 30));
+  // One call takes what it can: a cut-off or damaged stream ends the prefix where it breaks.
+  inflate(&z, Z_SYNC_FLUSH);
+  out.resize(out.size() - z.avail_out);
+  return out;
+}
+
 }  // namespace opsim

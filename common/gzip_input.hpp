@@ -26,4 +26,9 @@ bool is_gzip(std::string_view bytes);
 std::string gunzip_input(std::string_view compressed, const std::string& source,
                          std::uint64_t max_bytes = kMaxInputFileBytes);
 
+/// Up to the first `max_bytes` that `compressed` (the start of a gzip file, perhaps cut off)
+/// decompresses to, for telling a file's format; what precedes damage when it is damaged.
+/// Throws InputError only when zlib cannot start (out of memory).
+std::string gunzip_prefix(std::string_view compressed, std::size_t max_bytes);
+
 }  // namespace opsim

@@ -10,10 +10,12 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "common/input_error.hpp"
 #include "common/input_file.hpp"
 #include "engine/json_input.hpp"
+#include "engine/json_sax_forward.hpp"
 
 namespace opsim {
 
@@ -100,10 +102,17 @@ std::optional<TimeNs> us_to_ns(double us) {
   return static_cast<TimeNs>(std::llround(us * 1000.0));
 }
 
+// Equality with a literal, its length known when compiling (no strlen, an inlined compare):
+// millions of events pass through the fast path.
+template <std::size_t N>
+bool is(std::string_view text, const char (&literal)[N]) {
+  return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
+}
+
 // One trace event as the fast path reads it: the fields opsim writes, flat.
 struct FlatEvent {
   std::string ph, cat, name;
-  double ts_us = 0;
+  std::string_view ts_text;  // converted only where used (counters): spans carry start_ns
   std::int64_t id = 0;
   std::int64_t op = 0, lane = 0, start_ns = 0, end_ns = 0;
   std::string arg_name, op_class, device, peer;
@@ -256,8 +265,8 @@ class TraceBuilder {
 
   // The fast path's event: only what opsim writes. Returns false on anything event() would
   // reject, so that the caller falls back to the checked path and its precise message.
-  bool fast_event(const FlatEvent& e) {
-    if (e.ph == "X") {
+  bool fast_event(FlatEvent& e) {
+    if (is(e.ph, "X")) {
       if (!e.has_op || !e.has_lane || !e.has_start || !e.has_end || e.start_ns < 0 ||
           e.end_ns < e.start_ns)
         return false;
@@ -265,17 +274,17 @@ class TraceBuilder {
       if (e.lane < 0 || static_cast<std::uint64_t>(e.lane) >= trace_.lanes.size()) return false;
       const auto op = static_cast<std::uint32_t>(e.op);
       const auto lane = static_cast<std::uint32_t>(e.lane);
-      if (e.cat == "op") {
+      if (is(e.cat, "op")) {
         if (op_seen_[op] || !e.has_strings || !e.has_bytes || !e.has_flops) return false;
         if (!(e.bytes >= 0) || !(e.flops >= 0) || !std::isfinite(e.bytes) ||
             !std::isfinite(e.flops))
           return false;
         op_seen_[op] = 1;
         TraceOp& t = trace_.ops[op];
-        t.name = e.arg_name;
-        t.op_class = e.op_class;
-        t.device = e.device;
-        t.peer = e.peer;
+        t.name = std::move(e.arg_name);
+        t.op_class = std::move(e.op_class);
+        t.device = std::move(e.device);
+        t.peer = std::move(e.peer);
         t.bytes = e.bytes;
         t.flops = e.flops;
         t.lane = lane;
@@ -283,16 +292,16 @@ class TraceBuilder {
         t.end_ns = e.end_ns;
         return true;
       }
-      if (e.cat != "link") return false;
+      if (!is(e.cat, "link")) return false;
       trace_.link_spans.push_back(TraceSpan{op, lane, e.start_ns, e.end_ns});
       return true;
     }
-    if (e.ph == "s" || e.ph == "f") {
+    if (is(e.ph, "s") || is(e.ph, "f")) {
       if (!e.has_id || !e.has_op || e.id < 1 ||
           static_cast<std::uint64_t>(e.id) > trace_.dependencies.size())
         return false;
       if (e.op < 0 || static_cast<std::uint64_t>(e.op) >= trace_.ops.size()) return false;
-      const bool start = e.ph == "s";
+      const bool start = is(e.ph, "s");
       char& seen = flow_seen_[static_cast<std::size_t>(e.id - 1) * 2 + (start ? 0 : 1)];
       if (seen) return false;
       seen = 1;
@@ -300,17 +309,22 @@ class TraceBuilder {
       (start ? dependency.first : dependency.second) = static_cast<std::uint32_t>(e.op);
       return true;
     }
-    if (e.ph == "C") {
+    if (is(e.ph, "C")) {
       const auto it = counter_by_name_.find(e.name);
       if (it == counter_by_name_.end() || !e.has_ts) return false;
       TraceCounter& counter = trace_.counters[it->second];
       if (!e.has_value || e.value_key != counter.unit) return false;
-      const std::optional<TimeNs> at_ns = us_to_ns(e.ts_us);
+      double ts_us = 0;
+      const auto parsed =
+          std::from_chars(e.ts_text.data(), e.ts_text.data() + e.ts_text.size(), ts_us);
+      if (parsed.ec != std::errc() || parsed.ptr != e.ts_text.data() + e.ts_text.size())
+        return false;
+      const std::optional<TimeNs> at_ns = us_to_ns(ts_us);
       if (!at_ns || !std::isfinite(e.value)) return false;
       counter.samples.push_back({*at_ns, e.value});
       return true;
     }
-    return e.ph == "M";
+    return is(e.ph, "M");
   }
 
   Trace finish() {
@@ -447,6 +461,30 @@ class FastScanner {
     const auto r = std::from_chars(start, p_, value);
     return r.ec == std::errc() && r.ptr == p_;
   }
+  // A JSON number's text, checked against JSON's grammar but not converted.
+  bool number_text(std::string_view& out) {
+    skip_space();
+    const char* start = p_;
+    auto digits = [this] {
+      const char* from = p_;
+      while (p_ != end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      return p_ != from;
+    };
+    if (p_ != end_ && *p_ == '-') ++p_;
+    if (p_ != end_ && *p_ == '0') {
+      ++p_;
+    } else if (!digits()) {
+      return false;
+    }
+    if (p_ != end_ && *p_ == '.' && (++p_, !digits())) return false;
+    if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
+      ++p_;
+      if (p_ != end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (!digits()) return false;
+    }
+    out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+    return true;
+  }
   bool skip_value() {
     skip_space();
     if (p_ == end_) return false;
@@ -469,10 +507,8 @@ class FastScanner {
         return true;
       }
     }
-    double d;
-    std::int64_t i;
-    bool integer;
-    return number(d, i, integer);
+    std::string_view number;
+    return number_text(number);
   }
   const char* position() const { return p_; }
   bool at_end() {
@@ -507,36 +543,44 @@ enum class Key {
   kCat,
   kTs,
   kId,
-  kArgs
+  kArgs,
+  kDur,  // dur, pid and tid: skipped, but known, so that checking for repeats is a bit test
+  kPid,
+  kTid
 };
 
-Key classify(const std::string& key) {
+Key classify(const std::string& text) {
+  const std::string_view key = text;
   switch (key.size()) {
     case 2:
-      if (key == "op") return Key::kOp;
-      if (key == "ph") return Key::kPh;
-      if (key == "ts") return Key::kTs;
-      if (key == "id") return Key::kId;
+      if (is(key, "op")) return Key::kOp;
+      if (is(key, "ph")) return Key::kPh;
+      if (is(key, "ts")) return Key::kTs;
+      if (is(key, "id")) return Key::kId;
       return Key::kOther;
     case 3:
-      return key == "cat" ? Key::kCat : Key::kOther;
+      if (is(key, "cat")) return Key::kCat;
+      if (is(key, "dur")) return Key::kDur;
+      if (is(key, "pid")) return Key::kPid;
+      if (is(key, "tid")) return Key::kTid;
+      return Key::kOther;
     case 4:
-      if (key[0] == 'l') return key == "lane" ? Key::kLane : Key::kOther;
-      if (key[0] == 'n') return key == "name" ? Key::kName : Key::kOther;
-      if (key[0] == 'p') return key == "peer" ? Key::kPeer : Key::kOther;
-      if (key[0] == 'a') return key == "args" ? Key::kArgs : Key::kOther;
+      if (key[0] == 'l') return is(key, "lane") ? Key::kLane : Key::kOther;
+      if (key[0] == 'n') return is(key, "name") ? Key::kName : Key::kOther;
+      if (key[0] == 'p') return is(key, "peer") ? Key::kPeer : Key::kOther;
+      if (key[0] == 'a') return is(key, "args") ? Key::kArgs : Key::kOther;
       return Key::kOther;
     case 5:
-      if (key[0] == 'c') return key == "class" ? Key::kClass : Key::kOther;
-      if (key[0] == 'b') return key == "bytes" ? Key::kBytes : Key::kOther;
-      if (key[0] == 'f') return key == "flops" ? Key::kFlops : Key::kOther;
+      if (key[0] == 'c') return is(key, "class") ? Key::kClass : Key::kOther;
+      if (key[0] == 'b') return is(key, "bytes") ? Key::kBytes : Key::kOther;
+      if (key[0] == 'f') return is(key, "flops") ? Key::kFlops : Key::kOther;
       return Key::kOther;
     case 6:
-      if (key[0] == 'e') return key == "end_ns" ? Key::kEndNs : Key::kOther;
-      if (key[0] == 'd') return key == "device" ? Key::kDevice : Key::kOther;
+      if (key[0] == 'e') return is(key, "end_ns") ? Key::kEndNs : Key::kOther;
+      if (key[0] == 'd') return is(key, "device") ? Key::kDevice : Key::kOther;
       return Key::kOther;
     case 8:
-      return key == "start_ns" ? Key::kStartNs : Key::kOther;
+      return is(key, "start_ns") ? Key::kStartNs : Key::kOther;
     default:
       return Key::kOther;
   }
@@ -645,7 +689,6 @@ bool fast_event(FastScanner& in, FlatEvent& e) {
   if (in.peek_close('}')) return false;
   std::string key;
   double number = 0;
-  std::int64_t whole = 0;
   bool integer = false;
   SeenKeys seen;
   for (bool done = false; !done;) {
@@ -664,7 +707,7 @@ bool fast_event(FastScanner& in, FlatEvent& e) {
         ok = in.string(e.name);
         break;
       case Key::kTs:
-        ok = in.number(e.ts_us, whole, integer) && (e.has_ts = true);
+        ok = in.number_text(e.ts_text) && (e.has_ts = true);
         break;
       case Key::kId:
         ok = in.number(number, e.id, integer) && integer && (e.has_id = true);
@@ -719,44 +762,11 @@ bool parse_fast(std::string_view text, TraceBuilder& builder) {
 // order. Events that come before otherData (a file re-ordered by another tool) wait in a
 // list until it has been read. (nlohmann's callback parser, used before, rescanned the
 // whole event array after each kept event: quadratic in such files.)
-class TraceStream {
+class TraceStream : public JsonSaxForward<TraceStream> {
  public:
   TraceStream(TraceBuilder& builder, std::string_view text, const std::string& source)
       : builder_(builder), text_(text), source_(source) {}
 
-  bool null() {
-    return scalar([](CheckedJsonBuilder& b) { return b.null(); });
-  }
-  bool boolean(bool v) {
-    return scalar([v](CheckedJsonBuilder& b) { return b.boolean(v); });
-  }
-  bool number_integer(json::number_integer_t v) {
-    return scalar([v](CheckedJsonBuilder& b) { return b.number_integer(v); });
-  }
-  bool number_unsigned(json::number_unsigned_t v) {
-    return scalar([v](CheckedJsonBuilder& b) { return b.number_unsigned(v); });
-  }
-  bool number_float(json::number_float_t v, const std::string& t) {
-    return scalar([&](CheckedJsonBuilder& b) { return b.number_float(v, t); });
-  }
-  bool string(std::string& v) {
-    return scalar([&](CheckedJsonBuilder& b) { return b.string(v); });
-  }
-  bool binary(json::binary_t& v) {
-    return scalar([&](CheckedJsonBuilder& b) { return b.binary(v); });
-  }
-  bool start_object(std::size_t size) {
-    return container_start(true, [size](CheckedJsonBuilder& b) { return b.start_object(size); });
-  }
-  bool start_array(std::size_t size) {
-    return container_start(false, [size](CheckedJsonBuilder& b) { return b.start_array(size); });
-  }
-  bool end_object() {
-    return container_end([](CheckedJsonBuilder& b) { return b.end_object(); });
-  }
-  bool end_array() {
-    return container_end([](CheckedJsonBuilder& b) { return b.end_array(); });
-  }
   bool key(std::string& k) {
     if (active_) return active_->key(k);
     if (skip_depth_ > 0) return true;
@@ -782,6 +792,7 @@ class TraceStream {
   }
 
  private:
+  friend class JsonSaxForward<TraceStream>;  // routes SAX events to the members below
   enum class Part { kTop, kEvents };
 
   template <class Event>

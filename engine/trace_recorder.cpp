@@ -68,17 +68,23 @@ std::vector<TraceCounterSample> utilization_samples(const Trace& trace, std::uin
   return samples;
 }
 
-// A device's memory samples by time; of samples at the same time the last one wins.
-std::vector<TraceCounterSample> last_sample_per_time(std::vector<TraceCounterSample> samples) {
+// A device's memory samples by time. Of samples at the same time, the highest is kept, then
+// the last one if it differs: a buffer allocated in the same nanosecond as another is freed
+// still counts towards the peak, as PeakMemoryObserver (what `opsim compare` reports) counts it.
+std::vector<TraceCounterSample> peak_and_last_sample_per_time(
+    std::vector<TraceCounterSample> samples) {
   std::stable_sort(samples.begin(), samples.end(),
                    [](const auto& x, const auto& y) { return x.at_ns < y.at_ns; });
   std::vector<TraceCounterSample> kept;
-  for (const TraceCounterSample& s : samples) {
-    if (!kept.empty() && kept.back().at_ns == s.at_ns) {
-      kept.back() = s;
-    } else {
-      kept.push_back(s);
-    }
+  for (std::size_t i = 0; i < samples.size();) {
+    std::size_t end = i;
+    double peak = samples[i].value;
+    for (; end < samples.size() && samples[end].at_ns == samples[i].at_ns; ++end)
+      peak = std::max(peak, samples[end].value);
+    const double last = samples[end - 1].value;
+    if (peak != last) kept.push_back({samples[i].at_ns, peak});
+    kept.push_back({samples[i].at_ns, last});
+    i = end;
   }
   return kept;
 }
@@ -261,7 +267,7 @@ void TraceRecorder::add_memory_counters(Trace& trace) const {
   for (auto& [device, samples] : memory) {
     const Device& d = machine_.device(device);
     trace.counters.push_back(TraceCounter{"memory " + d.name, "bytes",
-                                          last_sample_per_time(std::move(samples)),
+                                          peak_and_last_sample_per_time(std::move(samples)),
                                           node_names[d.node], d.name});
   }
 }

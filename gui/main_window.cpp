@@ -324,6 +324,8 @@ void MainWindow::show_result(const RunResult& result) {
                      .arg(QString::fromStdString(result.summary.topology),
                           QString::fromStdString(format_bytes(result.summary.bytes)))
                      .arg(result.wall_s, 0, 'f', 2);
+  if (!load_errors_.isEmpty())
+    text += tr("  — cannot open %1 file(s): %2").arg(load_errors_.size()).arg(load_errors_.first());
   if (!result.warnings.isEmpty()) {
     text += tr("  — %1 warning(s)").arg(result.warnings.size());
     status_->setToolTip(result.warnings.join(QLatin1Char('\n')));

@@ -14,6 +14,8 @@
 #include "gui/summary_model.hpp"
 #include "gui/trace_loader.hpp"
 #include "gui/trace_set.hpp"
+#include "gui/twin_class_model.hpp"
+#include "gui/twin_op_model.hpp"
 #include "gui/view_state.hpp"
 
 class QComboBox;
@@ -62,6 +64,10 @@ class MainWindow : public QMainWindow {
   const SummaryModel& summary_model() const { return summary_; }
   const RangeStatsModel& range_stats_model() const { return range_model_; }
   const StepErrorModel& step_error_model() const { return steps_; }
+  /// Real vs simulated busy time per op class of the overlays opened.
+  const TwinClassModel& twin_class_model() const { return twin_classes_; }
+  /// Real vs simulated op by op (each pair of twins) of the overlays opened.
+  const TwinOpModel& twin_op_model() const { return twin_ops_; }
   TraceSet& trace_set() { return traces_; }
   ViewState& view_state() { return state_; }
   SimRunner& runner() { return runner_; }
@@ -107,6 +113,8 @@ class MainWindow : public QMainWindow {
   void report_load_error(const QString& message);
   void clear_load_errors();
   void rebuild_steps();
+  void show_twin_classes();
+  void rebuild_twin_classes();
 
   Options options_;
   TraceSet traces_;
@@ -114,6 +122,8 @@ class MainWindow : public QMainWindow {
   SummaryModel summary_;
   RangeStatsModel range_model_;
   StepErrorModel steps_;
+  TwinClassModel twin_classes_;
+  TwinOpModel twin_ops_;
   SimRunner runner_;
   std::vector<SummaryRow> simulated_rows_;
   std::vector<SummaryRow> file_rows_;
@@ -129,6 +139,7 @@ class MainWindow : public QMainWindow {
   QLabel* status_ = nullptr;
   QLabel* load_errors_label_ = nullptr;
   QWidget* steps_tab_ = nullptr;
+  QWidget* twins_tab_ = nullptr;  ///< created with the first overlay opened
   QStringList load_errors_;
   int replays_running_ = 0;
   QProgressBar* progress_ = nullptr;

@@ -8,6 +8,7 @@
 #include "common/input_error.hpp"
 #include "engine/json_input.hpp"
 #include "engine/trace_summary.hpp"
+#include "gui/trace_worlds.hpp"
 
 namespace opsim::gui {
 
@@ -69,8 +70,29 @@ SummaryRow summary_row_of(const Trace& trace) {
   row.bytes_moved = run.bytes_moved;
   row.busiest_link = run.busiest_link;
   row.busiest_link_utilization = run.busiest_link_utilization;
-  if (!run.peak_memory.empty()) row.peak_memory_bytes = run.peak_memory_bytes_total;
+  // Peak memory as `opsim compare` reports it (PeakMemoryObserver): the most any one device
+  // held at once, not the sum over devices (docs/architecture.md, "Peak memory").
+  if (!run.peak_memory.empty()) {
+    row.peak_memory_bytes = 0;
+    for (const DevicePeakMemory& device : run.peak_memory)
+      row.peak_memory_bytes = std::max(row.peak_memory_bytes, device.peak_bytes);
+  }
   return row;
+}
+
+std::vector<SummaryRow> summary_rows_of(const Trace& trace, const std::string& name) {
+  const std::vector<TraceWorld> worlds = split_worlds(trace);
+  std::vector<SummaryRow> rows;
+  if (worlds.size() < 2) {
+    rows.push_back(summary_row_of(trace));
+    rows.back().name = name;
+    return rows;
+  }
+  for (const TraceWorld& world : worlds) {
+    rows.push_back(summary_row_of(world.trace));
+    rows.back().name = name + " (" + world.name + ")";
+  }
+  return rows;
 }
 
 }  // namespace opsim::gui

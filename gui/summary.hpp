@@ -17,7 +17,8 @@ struct SummaryRow {
   double bytes_moved = 0;
   std::string busiest_link;             ///< empty if the run used no link
   double busiest_link_utilization = 0;  ///< fraction 0..1 over the makespan
-  double peak_memory_bytes = std::numeric_limits<double>::quiet_NaN();  ///< NaN: unknown
+  /// The most memory any one device held at once (as `opsim compare` reports it); NaN: unknown
+  double peak_memory_bytes = std::numeric_limits<double>::quiet_NaN();
   std::string trace_file;  ///< Chrome trace written by the run, may be empty
 };
 
@@ -34,7 +35,12 @@ struct CompareOutput {
 CompareOutput parse_compare_json(const std::string& json_text);
 
 /// Summary of a trace that came without one (engine/trace_summary): makespan, bytes moved,
-/// busiest link direction (bytes over capacity x makespan), peak memory summed over devices.
+/// busiest link direction (bytes over capacity x makespan), peak memory of the busiest device.
 SummaryRow summary_row_of(const Trace& trace);
+
+/// The rows of a trace opened from a file named `name`: one, or for an overlay of a real and
+/// a simulated run (gui/trace_worlds.hpp) one per world, "NAME (real)" and "NAME (sim)", each
+/// with its own makespan, bytes and peak memory.
+std::vector<SummaryRow> summary_rows_of(const Trace& trace, const std::string& name);
 
 }  // namespace opsim::gui

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "gui/trace_worlds.hpp"
+
 namespace opsim::gui {
 
 namespace {
@@ -185,21 +187,24 @@ void TimelineModel::link_dependencies() {
   }
 }
 
-// Critical path: walk back from the last op to finish (lowest index on ties).
+// Critical path: walk back from the last op to finish (lowest index on ties); an overlay's
+// real and simulated worlds each have their own (gui/trace_worlds.hpp).
 void TimelineModel::find_critical_path() {
   const Trace& t = *trace_;
   on_critical_.assign(t.ops.size(), false);
-  std::uint32_t last = kNone;
-  for (std::uint32_t i = 0; i < t.ops.size(); ++i) {
-    if (last == kNone || t.ops[i].end_ns > t.ops[last].end_ns) last = i;
+  const std::vector<std::uint32_t> ends = last_op_per_world(t);
+  if (!ends.empty()) critical_paths_.assign(ends.size(), {});
+  for (std::size_t w = 0; w < ends.size(); ++w) {
+    std::vector<std::uint32_t>& path = critical_paths_[w];
+    for (std::uint32_t op = ends[w]; op != kNone && !on_critical_[op];) {
+      on_critical_[op] = true;
+      path.push_back(op);
+      const auto gate = gating_predecessor(op);
+      op = gate ? *gate : kNone;
+    }
+    std::reverse(path.begin(), path.end());
+    if (t.ops[ends[w]].end_ns > t.ops[ends[main_path_]].end_ns) main_path_ = w;
   }
-  for (std::uint32_t op = last; op != kNone && !on_critical_[op];) {
-    on_critical_[op] = true;
-    critical_path_.push_back(op);
-    const auto gate = gating_predecessor(op);
-    op = gate ? *gate : kNone;
-  }
-  std::reverse(critical_path_.begin(), critical_path_.end());
 }
 
 std::optional<std::uint32_t> TimelineModel::gating_predecessor(std::uint32_t op) const {

@@ -68,8 +68,11 @@ class TimelineModel {
   /// lane, the one that ended last; nullopt if none.
   std::optional<std::uint32_t> gating_predecessor(std::uint32_t op) const;
   /// The critical path: from the last-ending op back through gating predecessors, returned
-  /// in time order (op indices). Empty for an empty trace.
-  const std::vector<std::uint32_t>& critical_path() const { return critical_path_; }
+  /// in time order (op indices). Empty for an empty trace. An overlay has one per world
+  /// (gui/trace_worlds.hpp): this is the one of the world that ends last.
+  const std::vector<std::uint32_t>& critical_path() const { return critical_paths_.at(main_path_); }
+  /// Every world's critical path, each in time order (one for an ordinary trace).
+  const std::vector<std::vector<std::uint32_t>>& critical_paths() const { return critical_paths_; }
   bool on_critical_path(std::uint32_t op) const {
     return op < on_critical_.size() && on_critical_[op];
   }
@@ -92,7 +95,9 @@ class TimelineModel {
   std::vector<std::vector<std::uint32_t>> preds_;
   std::vector<std::vector<std::uint32_t>> succs_;
   std::vector<std::uint32_t> prev_on_lane_;  ///< previous op on the op's own lane, or UINT32_MAX
-  std::vector<std::uint32_t> critical_path_;
+  std::vector<std::vector<std::uint32_t>> critical_paths_ =
+      std::vector<std::vector<std::uint32_t>>(1);
+  std::size_t main_path_ = 0;  ///< index in critical_paths_ of the path that ends last
   std::vector<bool> on_critical_;
   TimeNs end_ns_ = 0;
   std::size_t span_count_ = 0;

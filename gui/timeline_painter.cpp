@@ -422,8 +422,7 @@ class CriticalUnderlines {
 /// Critical path: outlined spans joined by arrows. The path is in time order with increasing
 /// ends, so the visible part is found by binary search; ops narrower than a few pixels become
 /// an orange underline per lane instead of outlines and arrows.
-void paint_critical_path(QPainter& p, const PaneFrame& f) {
-  const auto& path = f.model.critical_path();
+void paint_critical_path(QPainter& p, const PaneFrame& f, const std::vector<std::uint32_t>& path) {
   const auto first =
       std::lower_bound(path.begin(), path.end(), static_cast<TimeNs>(std::floor(f.t0_ns)),
                        [&](std::uint32_t op, TimeNs t) { return f.trace.ops[op].end_ns < t; });
@@ -524,7 +523,9 @@ void paint_lower_bound_line(QPainter& p, const PaneFrame& f, double lower_bound_
 /// Overlays drawn antialiased over the spans: critical path, selection, hover, lower bound.
 void paint_overlays(QPainter& p, const PaneFrame& f, const PaneDecor& decor) {
   p.setRenderHint(QPainter::Antialiasing, true);
-  if (decor.show_critical_path && !f.model.critical_path().empty()) paint_critical_path(p, f);
+  if (decor.show_critical_path)  // one per world in an overlay of a real and a simulated run
+    for (const auto& path : f.model.critical_paths())
+      if (!path.empty()) paint_critical_path(p, f, path);
   if (decor.selected_op && *decor.selected_op < f.trace.ops.size()) {
     paint_selected_op(p, f, *decor.selected_op);
   }

@@ -84,10 +84,12 @@ class FormatSniffer : public json::json_sax_t {
 }  // namespace
 
 TraceFormat trace_format_of(std::string_view bytes) {
-  if (is_gzip(bytes)) return TraceFormat::kKineto;
+  // One level of gzip, as the readers take (a gzip quine would otherwise never end).
+  const std::string decompressed = is_gzip(bytes) ? gunzip_prefix(bytes, kTraceSniffBytes) : "";
+  const std::string_view json_text = is_gzip(bytes) ? std::string_view(decompressed) : bytes;
   FormatSniffer sniffer;
-  json::sax_parse(bytes.begin(), bytes.end(), &sniffer);
-  return sniffer.format.value_or(TraceFormat::kOpsim);
+  json::sax_parse(json_text.begin(), json_text.end(), &sniffer);
+  return sniffer.format.value_or(TraceFormat::kChrome);
 }
 
 TraceFormat trace_format_of_file(const std::string& path) {

@@ -175,7 +175,8 @@ TEST(TraceRecorder, UtilizationCountersSumConcurrentRates) {
                                              "utilization pcie_gpu1 pcie_sw0\u2192gpu1"}));
 }
 
-TEST(TraceRecorder, MemoryCountersPerDeviceLastValueAtATimeWins) {
+// Of the values at one time, the highest (the peak PeakMemoryObserver counts) and the last.
+TEST(TraceRecorder, MemoryCountersPerDeviceKeepEachInstantsPeakAndLastValue) {
   Rig r;
   TraceRecorder rec(r.machine, r.graph, r.streams, "mem", "real");
   rec.on_memory_changed(r.cpu1, 7, 3);
@@ -189,7 +190,8 @@ TEST(TraceRecorder, MemoryCountersPerDeviceLastValueAtATimeWins) {
   EXPECT_EQ(t.counters[0].unit, "bytes");
   EXPECT_EQ(t.counters[0].node, "rig");
   EXPECT_EQ(t.counters[0].device, "gpu0");
-  EXPECT_EQ(t.counters[0].samples, (std::vector<TraceCounterSample>{{0, 100}, {5, 200}, {9, 0}}));
+  EXPECT_EQ(t.counters[0].samples,
+            (std::vector<TraceCounterSample>{{0, 100}, {5, 300}, {5, 200}, {9, 0}}));
   EXPECT_EQ(t.counters[1].name, "memory cpu1");
   EXPECT_EQ(t.counters[1].node, "server1");
   EXPECT_TRUE(t.ops.empty());

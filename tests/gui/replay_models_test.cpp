@@ -19,13 +19,14 @@ TEST(TraceFormat, TellsKinetoFromOpsimByWhatComesFirst) {
   EXPECT_EQ(trace_format_of(R"({"schemaVersion": 1, "traceEvents": [)"), TraceFormat::kKineto);
   EXPECT_EQ(trace_format_of(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k")"),
             TraceFormat::kKineto);
-  EXPECT_EQ(trace_format_of(std::string("\x1f\x8b\x08\x00", 4)), TraceFormat::kKineto);
-  // Undecided: the opsim reader reads it and says what is wrong.
+  // Undecided (another tool's trace, or not a trace): the Chrome importer reads it and says
+  // what is wrong; a gzip header alone is undecided too (gzip is told by its content).
+  EXPECT_EQ(trace_format_of(std::string("\x1f\x8b\x08\x00", 4)), TraceFormat::kChrome);
   EXPECT_EQ(trace_format_of(R"({"traceEvents": [{"ph": "X", "cat": "gemm"}]})"),
-            TraceFormat::kOpsim);
-  EXPECT_EQ(trace_format_of(R"({"foo": 1})"), TraceFormat::kOpsim);
-  EXPECT_EQ(trace_format_of("not json"), TraceFormat::kOpsim);
-  EXPECT_EQ(trace_format_of(""), TraceFormat::kOpsim);
+            TraceFormat::kChrome);
+  EXPECT_EQ(trace_format_of(R"({"foo": 1})"), TraceFormat::kChrome);
+  EXPECT_EQ(trace_format_of("not json"), TraceFormat::kChrome);
+  EXPECT_EQ(trace_format_of(""), TraceFormat::kChrome);
 }
 
 TraceOp op(std::string name, TimeNs start_ns, TimeNs end_ns, std::uint32_t lane) {
@@ -64,13 +65,37 @@ TEST(OpTwins, PairsTheRecordedHalfWithTheReplayedHalf) {
   EXPECT_EQ(relu.duration_change_ns(), -1000);
 }
 
+TEST(OpTwins, PairsByNameWhateverTheOrderAndLeavesTheRestUnpaired) {
+  Trace t = overlay();
+  t.ops[3].name = "sim gelu";     // not the same op: relu and gelu have no twin
+  std::swap(t.ops[0], t.ops[1]);  // real relu, real gemm, sim gemm, sim gelu
+  const auto twins = OpTwins::of(t);
+  ASSERT_NE(twins, nullptr);
+  EXPECT_EQ(twins->pairs(), 1u);
+  EXPECT_EQ(twins->twin(1), 2u);
+  EXPECT_EQ(twins->twin(2), 1u);
+  EXPECT_EQ(twins->twin(0), std::nullopt);
+  EXPECT_EQ(twins->twin(3), std::nullopt);
+  EXPECT_FALSE(twins->is_recorded(0));  // a real op without a twin
+}
+
 TEST(OpTwins, OtherTracesHaveNone) {
   Trace t = overlay();
-  t.ops[3].name = "sim gelu";  // not the same op
-  EXPECT_EQ(OpTwins::of(t), nullptr);
-  t.ops.pop_back();  // odd
+  for (TraceOp& op : t.ops) op.name = op.name.substr(op.name.find(' ') + 1);
   EXPECT_EQ(OpTwins::of(t), nullptr);
   EXPECT_EQ(OpTwins::of(Trace{}), nullptr);
+}
+
+TEST(OpTwins, BusyTimePerOpClassOfEachSide) {
+  Trace t = overlay();
+  t.ops[1].op_class = t.ops[3].op_class = "elementwise";
+  const auto classes = OpTwins::class_differences(t);
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[1].op_class, "elementwise");
+  EXPECT_EQ(classes[1].recorded_busy_ns, 5000);
+  EXPECT_EQ(classes[1].replayed_busy_ns, 4000);
+  EXPECT_EQ(classes[1].difference_ns(), -1000);
+  EXPECT_DOUBLE_EQ(classes[1].relative_difference(), -0.2);
 }
 
 TEST(TwinTooltip, SaysBothTimesAndTheDifference) {

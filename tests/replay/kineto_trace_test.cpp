@@ -17,6 +17,7 @@
 
 #include "common/gzip_input.hpp"
 #include "common/input_error.hpp"
+#include "tests/support/gzip_text.hpp"
 
 namespace opsim::replay {
 namespace {
@@ -37,20 +38,7 @@ void write_bytes(const fs::path& path, const std::string& bytes) {
   out << bytes;
 }
 
-// gzip of `text` (one member), as torch.profiler's .json.gz files are.
-std::string gzip(const std::string& text, int level = Z_DEFAULT_COMPRESSION) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using opsim::test::gzip;
 
 std::string trace_of(const std::string& events, const std::string& top = "") {
   return "{\"schemaVersion\": 1, " + top + "\"traceEvents\": [" + events + "]}";
