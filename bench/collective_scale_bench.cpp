@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
     }
     const CollectivePlan plan = make_collective(op, machine, options);
     const double build_s = seconds_since(began);
+    const double build_cpu_s = cpu_seconds(usage_now());
 
     const auto simulate_began = Clock::now();
     SimulateOptions sim_options;
@@ -117,6 +118,7 @@ int main(int argc, char** argv) {
     const double simulate_s = seconds_since(simulate_began);
     const double total_s = seconds_since(began);
     const rusage usage = usage_now();
+    const double simulate_cpu_s = cpu_seconds(usage) - build_cpu_s;
     const double rss = peak_rss_bytes(usage);
     const Goal goal = goal_for(op, algorithm, topology, *bytes);
 
@@ -128,9 +130,10 @@ int main(int argc, char** argv) {
     std::printf("ops             %zu (%zu dependencies)\n", plan.graph.size(),
                 plan.graph.dependency_count());
     std::printf("plan            %s\n", plan.summary.c_str());
-    std::printf("build           %.3f s (topology and graph)\n", build_s);
-    std::printf("simulate        %.3f s (%.2f M ops/s)\n", simulate_s,
-                static_cast<double>(plan.graph.size()) / simulate_s / 1e6);
+    std::printf("build           %.3f s wall, %.3f s CPU (topology and graph)\n", build_s,
+                build_cpu_s);
+    std::printf("simulate        %.3f s wall, %.3f s CPU (%.2f M ops per CPU second)\n", simulate_s,
+                simulate_cpu_s, static_cast<double>(plan.graph.size()) / simulate_cpu_s / 1e6);
     std::printf("total           %.3f s wall, %.3f s CPU", total_s, cpu_seconds(usage));
     if (goal.seconds > 0)
       std::printf("   goal <= %.0f s wall: %s", goal.seconds,

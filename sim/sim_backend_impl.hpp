@@ -10,6 +10,8 @@
 // Only these files include it.
 #pragma once
 
+#include <boost/heap/fibonacci_heap.hpp>
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -19,7 +21,9 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
+#include <utility>
 #include <vector>
+#include <xbt/utility.hpp>
 
 #include "engine/op_graph.hpp"
 #include "engine/stream_table.hpp"
@@ -90,6 +94,30 @@ struct LinkState {
   std::uint32_t closed_form = kNoSlot;
 };
 
+// The ops' timers, behind one SimGrid timer set at the earliest date. SimGrid makes a timer
+// object and a callback per timer, which cost more than the rest of a ring allreduce's
+// per-copy work; here a timer is a heap entry, and one SimGrid timer serves every timer due
+// at one date (a ring step's copies all end at one). The heap is the one SimGrid keeps its
+// timers in (the same Fibonacci heap and comparator, fed the same pushes, erases and pops),
+// so that timers due at the same date run in the order they did as SimGrid timers, and
+// every simulated time stays bit-identical.
+class TimerQueue {
+ public:
+  using Entry = std::pair<double, std::uint32_t>;  // date in seconds, slot
+  using Heap =
+      boost::heap::fibonacci_heap<Entry, boost::heap::compare<simgrid::xbt::HeapComparator<Entry>>>;
+  using Handle = Heap::handle_type;
+
+  Handle push(double date_s, std::uint32_t slot) { return heap_.emplace(date_s, slot); }
+  void erase(Handle timer) { heap_.erase(timer); }
+  bool empty() const { return heap_.empty(); }
+  const Entry& top() const { return heap_.top(); }
+  void pop() { heap_.pop(); }
+
+ private:
+  Heap heap_;
+};
+
 // What a launched op is doing; indexed by a slot number stored in the activity's data.
 enum class Phase : std::uint8_t {
   kFree,
@@ -102,7 +130,8 @@ enum class Phase : std::uint8_t {
 
 struct Slot {
   sg4::ActivityPtr activity;  // kept alive until it completes
-  simgrid::kernel::timer::Timer* timer = nullptr;
+  bool has_timer = false;     // a timer is pending for it: `timer`
+  TimerQueue::Handle timer;
   TimeNs start_ns = 0;
   double bytes = 0;
   double comm_start_s = 0;  // when the flow's bytes start moving (after its delay)
@@ -129,6 +158,17 @@ struct Slot {
   // its route's rate moves the real bytes at the rate times the speed.
   double disk_speed = 1.0;
 };
+
+// static_cast<double>(std::llround(bytes)) (halves away from zero) without the libm call,
+// which cost as much as the rest of a closed-form flow: exact below 2^52, where a double's
+// fraction and its integer part are exact; above, bytes is whole already.
+inline double whole_bytes(double bytes) {
+  constexpr double kAllWhole = 4503599627370496.0;  // 2^52
+  if (!(std::fabs(bytes) < kAllWhole)) return static_cast<double>(std::llround(bytes));
+  const double truncated = static_cast<double>(static_cast<std::int64_t>(bytes));
+  const double fraction = bytes - truncated;
+  return fraction >= 0.5 ? truncated + 1 : fraction <= -0.5 ? truncated - 1 : truncated;
+}
 
 // The backend whose SimGrid Engine runs in this process (one per process).
 inline SimBackend* g_active_backend = nullptr;
@@ -171,6 +211,11 @@ struct SimBackend::Impl {
 
   std::vector<Slot> slots;
   std::vector<std::uint32_t> free_slots;
+  sim_internals::TimerQueue timers;
+  // The one SimGrid timer that runs the due timers, and its date; null: none set.
+  simgrid::kernel::timer::Timer* engine_timer = nullptr;
+  double engine_timer_date_s = 0;
+  bool running_timers = false;  // inside run_due_timers(): it sets the SimGrid timer at its end
   std::vector<std::uint32_t> sequential_reads;   // per disk: sequential reads running now
   std::vector<std::uint32_t> random_reads;       // per disk: random reads running now
   std::vector<std::uint32_t> sequential_writes;  // per disk: sequential writes running now
@@ -181,6 +226,18 @@ struct SimBackend::Impl {
   // the run ends.
   std::vector<sg4::ActivityPtr> cancelled;
   std::exception_ptr error;  // thrown by a completion handler during the run
+  // SimGrid's clock and seconds_to_ns() of it: an op's launch, its end and the scheduler ask
+  // for the time in nanoseconds several times at one date.
+  mutable double cached_clock_s = -1;
+  mutable TimeNs cached_clock_ns = 0;
+  TimeNs clock_ns() const {
+    const double now_s = sg4::Engine::get_clock();
+    if (now_s != cached_clock_s) {
+      cached_clock_ns = seconds_to_ns(now_s);
+      cached_clock_s = now_s;
+    }
+    return cached_clock_ns;
+  }
   std::size_t in_flight = 0;
 
   // The platform builder (sim_platform.cpp): hosts, links and the routes the graph needs.
@@ -199,6 +256,12 @@ struct SimBackend::Impl {
   double flow_cap(const Slot& s) const;
   double alone_bytes_per_s(const Slot& s) const;
   void set_timer(double date_s, std::uint32_t slot);
+  // Forgets the slot's pending timer, if any.
+  void cancel_timer(std::uint32_t slot);
+  // Sets (or moves) the one SimGrid timer to the earliest timer's date.
+  void schedule_engine_timer();
+  // The SimGrid timer fired: runs every timer due now, earliest first.
+  void run_due_timers();
   // `bound` > 0: the host is a pooled CPU (exec_bound). `first` (host dispatch: a busy wait
   // on the wall clock, slowed by nothing) takes its bound before the other execs share the rest.
   void start_exec(std::uint32_t slot, sg4::Host* host, double seconds, double bound = 0,
