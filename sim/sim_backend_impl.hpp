@@ -10,7 +10,6 @@
 // Only these files include it.
 #pragma once
 
-#include <boost/heap/fibonacci_heap.hpp>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -21,9 +20,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
-#include <utility>
 #include <vector>
-#include <xbt/utility.hpp>
 
 #include "engine/op_graph.hpp"
 #include "engine/stream_table.hpp"
@@ -94,28 +91,46 @@ struct LinkState {
   std::uint32_t closed_form = kNoSlot;
 };
 
-// The ops' timers, behind one SimGrid timer set at the earliest date. SimGrid makes a timer
-// object and a callback per timer, which cost more than the rest of a ring allreduce's
-// per-copy work; here a timer is a heap entry, and one SimGrid timer serves every timer due
-// at one date (a ring step's copies all end at one). The heap is the one SimGrid keeps its
-// timers in (the same Fibonacci heap and comparator, fed the same pushes, erases and pops),
-// so that timers due at the same date run in the order they did as SimGrid timers, and
-// every simulated time stays bit-identical.
+// A timer that ends a delay or a closed-form flow: due at `date_s`, for `slot`. `id` orders
+// timers due at the same date (first set, first run) and tells a cancelled one: it runs only
+// while its slot's Slot::timer still holds it.
+struct PendingTimer {
+  double date_s = 0;
+  std::uint64_t id = 0;
+  std::uint32_t slot = 0;
+};
+
+// The ops' timers, in a queue of our own behind one SimGrid timer set at the earliest date.
+// SimGrid keeps each timer in a Fibonacci heap node of its own with a callback object: at
+// 2048 copies per ring step that heap cost five times the rest of the simulation. Timers due
+// at the same date run in the order they were set (SimGrid's heap ran them in an order of its
+// own; docs/collectives.md, "Scale", lists the figures where that order shows).
 class TimerQueue {
  public:
-  using Entry = std::pair<double, std::uint32_t>;  // date in seconds, slot
-  using Heap =
-      boost::heap::fibonacci_heap<Entry, boost::heap::compare<simgrid::xbt::HeapComparator<Entry>>>;
-  using Handle = Heap::handle_type;
-
-  Handle push(double date_s, std::uint32_t slot) { return heap_.emplace(date_s, slot); }
-  void erase(Handle timer) { heap_.erase(timer); }
-  bool empty() const { return heap_.empty(); }
-  const Entry& top() const { return heap_.top(); }
-  void pop() { heap_.pop(); }
+  /// A new timer's id (never 0), due at `date_s`.
+  std::uint64_t push(double date_s, std::uint32_t slot);
+  bool empty() const { return heap_.empty() && lane_head_ == lane_.size(); }
+  /// The earliest timer (by date, then id). Not on an empty queue.
+  const PendingTimer& top() const { return from_lane() ? lane_[lane_head_] : heap_.front(); }
+  void pop();
 
  private:
-  Heap heap_;
+  struct Later {
+    bool operator()(const PendingTimer& a, const PendingTimer& b) const {
+      return a.date_s != b.date_s ? a.date_s > b.date_s : a.id > b.id;
+    }
+  };
+  bool from_lane() const {
+    return lane_head_ < lane_.size() &&
+           (heap_.empty() || !Later{}(lane_[lane_head_], heap_.front()));
+  }
+  // Timers set in date order (each due no earlier than the one set before it) wait in
+  // `lane_` from `lane_head_` on, a plain queue; the others in a binary heap. Most are in
+  // order: a ring step's copies all end at one date, after the step before.
+  std::vector<PendingTimer> lane_;
+  std::size_t lane_head_ = 0;
+  std::vector<PendingTimer> heap_;
+  std::uint64_t last_id_ = 0;
 };
 
 // What a launched op is doing; indexed by a slot number stored in the activity's data.
@@ -130,8 +145,7 @@ enum class Phase : std::uint8_t {
 
 struct Slot {
   sg4::ActivityPtr activity;  // kept alive until it completes
-  bool has_timer = false;     // a timer is pending for it: `timer`
-  TimerQueue::Handle timer;
+  std::uint64_t timer = 0;    // its pending timer (TimerQueue::push), 0: none
   TimeNs start_ns = 0;
   double bytes = 0;
   double comm_start_s = 0;  // when the flow's bytes start moving (after its delay)
@@ -258,9 +272,9 @@ struct SimBackend::Impl {
   void set_timer(double date_s, std::uint32_t slot);
   // Forgets the slot's pending timer, if any.
   void cancel_timer(std::uint32_t slot);
-  // Sets (or moves) the one SimGrid timer to the earliest timer's date.
+  // Sets (or moves) the one SimGrid timer to the earliest live timer's date.
   void schedule_engine_timer();
-  // The SimGrid timer fired: runs every timer due now, earliest first.
+  // The SimGrid timer fired: runs every live timer due now, by date, then in set order.
   void run_due_timers();
   // `bound` > 0: the host is a pooled CPU (exec_bound). `first` (host dispatch: a busy wait
   // on the wall clock, slowed by nothing) takes its bound before the other execs share the rest.

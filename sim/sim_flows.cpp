@@ -44,29 +44,54 @@ double SimBackend::Impl::alone_bytes_per_s(const Slot& s) const {
                                     : r.bytes_per_s;
 }
 
+std::uint64_t TimerQueue::push(double date_s, std::uint32_t slot) {
+  const PendingTimer timer{date_s, ++last_id_, slot};
+  if (lane_.empty() || date_s >= lane_.back().date_s) {
+    lane_.push_back(timer);
+  } else {
+    heap_.push_back(timer);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
+  }
+  return last_id_;
+}
+
+void TimerQueue::pop() {
+  if (!from_lane()) {
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
+    return;
+  }
+  ++lane_head_;
+  if (lane_head_ == lane_.size()) {
+    lane_.clear();
+    lane_head_ = 0;
+  } else if (lane_head_ >= 1024 && lane_head_ * 2 >= lane_.size()) {  // drop what was served
+    lane_.erase(lane_.begin(), lane_.begin() + static_cast<std::ptrdiff_t>(lane_head_));
+    lane_head_ = 0;
+  }
+}
+
 void SimBackend::Impl::set_timer(double date_s, std::uint32_t slot) {
-  Slot& s = slots[slot];
-  s.timer = timers.push(date_s, slot);
-  s.has_timer = true;
+  slots[slot].timer = timers.push(date_s, slot);
   if (!running_timers) schedule_engine_timer();
 }
 
 void SimBackend::Impl::cancel_timer(std::uint32_t slot) {
-  Slot& s = slots[slot];
-  if (!s.has_timer) return;
-  timers.erase(s.timer);
-  s.has_timer = false;
+  slots[slot].timer = 0;  // its entry stays queued, dead
   if (!running_timers) schedule_engine_timer();
 }
 
 void SimBackend::Impl::schedule_engine_timer() {
+  // Dead timers on top go now: the SimGrid timer must not stop the engine at their date
+  // (an extra stop splits the models' progress and can change the last bits of their times).
+  while (!timers.empty() && slots[timers.top().slot].timer != timers.top().id) timers.pop();
   if (engine_timer != nullptr) {
-    if (!timers.empty() && engine_timer_date_s == timers.top().first) return;
+    if (!timers.empty() && engine_timer_date_s == timers.top().date_s) return;
     engine_timer->remove();
     engine_timer = nullptr;
   }
   if (timers.empty()) return;
-  engine_timer_date_s = timers.top().first;
+  engine_timer_date_s = timers.top().date_s;
   engine_timer = simgrid::kernel::timer::Timer::set(engine_timer_date_s, [this] {
     engine_timer = nullptr;  // SimGrid deletes a timer once it has fired
     run_due_timers();
@@ -76,13 +101,14 @@ void SimBackend::Impl::schedule_engine_timer() {
 void SimBackend::Impl::run_due_timers() {
   const double now_s = sg4::Engine::get_clock();
   running_timers = true;
-  // As SimGrid's Timer::execute_all(): the earliest first, while due; a timer set meanwhile
-  // for now runs in this pass too.
-  while (!timers.empty() && timers.top().first <= now_s) {
-    const std::uint32_t slot = timers.top().second;
+  // As SimGrid's Timer::execute_all(): every timer due, earliest first, each taken off before
+  // it runs; one set meanwhile for now runs in this pass too.
+  while (!timers.empty() && timers.top().date_s <= now_s) {
+    const PendingTimer due = timers.top();
     timers.pop();
-    slots[slot].has_timer = false;
-    g_active_backend->on_timer(slot);
+    if (slots[due.slot].timer != due.id) continue;  // cancelled
+    slots[due.slot].timer = 0;
+    g_active_backend->on_timer(due.slot);
   }
   running_timers = false;
   schedule_engine_timer();
@@ -247,7 +273,7 @@ void SimBackend::Impl::finish(std::uint32_t slot) {
     s.random_on = kNoDevice;
     if (--random_reads[disk] == 0) reroute_disk_transfers(disk);
   }
-  s.has_timer = false;  // it ran (a pending one would have been cancelled)
+  s.timer = 0;
   const OpId op = s.op;
   const TimeNs start_ns = s.start_ns;
   s.phase = Phase::kFree;
