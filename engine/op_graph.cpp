@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <boost/graph/graphviz.hpp>
-#include <stdexcept>
 #include <cmath>
 #include <queue>
 #include <sstream>
+#include <stdexcept>
 
 #include "common/input_error.hpp"
 #include "hw_models/units.hpp"
@@ -15,7 +15,8 @@ namespace opsim {
 OpId OpGraph::add(const Op& op, std::string_view name) {
   const auto id = static_cast<OpId>(ops_.size());
   if (id == UINT32_MAX) throw std::length_error("OpGraph: too many ops");
-  if (name_chars_.size() + name.size() > UINT32_MAX) throw std::length_error("OpGraph: names too long");
+  if (name_chars_.size() + name.size() > UINT32_MAX)
+    throw std::length_error("OpGraph: names too long");
   ops_.push_back(op);
   in_degree_.push_back(0);
   first_edge_.push_back(kNoEdge);
@@ -79,7 +80,8 @@ std::vector<std::vector<OpId>> OpGraph::predecessor_lists() const {
 }
 
 std::vector<OpId> OpGraph::topological_order(std::string_view context) const {
-  std::vector<std::uint32_t> remaining(in_degree_);
+  std::vector<std::uint32_t> remaining(ops_.size());
+  for (OpId id = 0; id < ops_.size(); ++id) remaining[id] = in_degree_[id];
   std::priority_queue<OpId, std::vector<OpId>, std::greater<>> ready;
   for (OpId id = 0; id < ops_.size(); ++id)
     if (remaining[id] == 0) ready.push(id);
@@ -133,7 +135,9 @@ std::string op_place(std::string_view context, const OpGraph& graph, OpId id) {
          std::to_string(id) + ")";
 }
 
-bool bad_size(double value) { return !std::isfinite(value) || value < 0; }
+bool bad_size(double value) {
+  return !std::isfinite(value) || value < 0;
+}
 
 }  // namespace
 
@@ -142,7 +146,9 @@ void OpGraph::validate(const Machine& machine, std::string_view context) const {
   auto device_ok = [&](DeviceId id) { return id < device_count; };
   for (OpId id = 0; id < ops_.size(); ++id) {
     const Op& op = ops_[id];
-    auto fail = [&](const std::string& what) { throw InputError(op_place(context, *this, id) + ": " + what); };
+    auto fail = [&](const std::string& what) {
+      throw InputError(op_place(context, *this, id) + ": " + what);
+    };
     if (bad_size(op.flops)) fail("flops must be a finite number >= 0");
     if (bad_size(op.bytes)) fail("bytes must be a finite number >= 0");
     if (bad_size(op.seconds)) fail("seconds must be a finite number >= 0");
@@ -160,7 +166,8 @@ void OpGraph::validate(const Machine& machine, std::string_view context) const {
         }
         break;
       case OpKind::kCopy:
-        if (!device_ok(op.device) || !device_ok(op.peer)) fail("copy needs a known source and destination");
+        if (!device_ok(op.device) || !device_ok(op.peer))
+          fail("copy needs a known source and destination");
         if (!machine.device(op.device).has_memory() || !machine.device(op.peer).has_memory())
           fail("copy endpoints must be CPUs or GPUs");
         if (!(op.bytes > 0)) fail("copy needs bytes > 0");
@@ -201,10 +208,12 @@ std::string OpGraph::to_dot(const Machine& machine) const {
     switch (op.kind) {
       case OpKind::kCompute:
         label += " on " + device_name(op.device);
-        if (op.flops > 0) label += "\\n" + std::to_string(static_cast<long long>(op.flops)) + " flops";
+        if (op.flops > 0)
+          label += "\\n" + std::to_string(static_cast<long long>(op.flops)) + " flops";
         break;
       case OpKind::kCopy:
-        label += " " + device_name(op.device) + " -> " + device_name(op.peer) + "\\n" + format_bytes(op.bytes);
+        label += " " + device_name(op.device) + " -> " + device_name(op.peer) + "\\n" +
+                 format_bytes(op.bytes);
         colour = "#ffe5b4";
         break;
       case OpKind::kDiskRead:
@@ -224,8 +233,11 @@ std::string OpGraph::to_dot(const Machine& machine) const {
   std::ostringstream out;
   const BoostView view = boost_view();
   boost::write_graphviz(
-      out, view, [&](std::ostream& o, std::uint32_t v) { o << attributes[v]; }, boost::default_writer(),
-      [](std::ostream& o) { o << "rankdir=LR;\nnode [shape=box, style=filled, fontname=\"sans\"];\n"; });
+      out, view, [&](std::ostream& o, std::uint32_t v) { o << attributes[v]; },
+      boost::default_writer(),
+      [](std::ostream& o) {
+        o << "rankdir=LR;\nnode [shape=box, style=filled, fontname=\"sans\"];\n";
+      });
   return out.str();
 }
 

@@ -1,6 +1,6 @@
 // The op graph: ops and "must finish before" edges. Storage is compact because a 1024-GPU
-// ring allreduce is two million ops: ops in one vector, successors in an append-only arena
-// (4 bytes per op, 8 per edge), names pooled. Boost.Graph algorithms run on a
+// ring allreduce is two million ops: ops in one chunked array, successors in an append-only
+// arena (4 bytes per op, 8 per edge), names pooled. Boost.Graph algorithms run on a
 // compressed-sparse-row view (boost_view()); Boost's adjacency_list cost ~100 bytes per op.
 //
 //   OpGraph g;
@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/chunked_vector.hpp"
 #include "engine/op.hpp"
 
 namespace opsim {
@@ -25,8 +26,9 @@ namespace opsim {
 class OpGraph {
  public:
   /// A read-only Boost.Graph view: vertices are op ids, edges "before -> after".
-  using BoostView = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
-                                                       boost::no_property, std::uint32_t, std::uint32_t>;
+  using BoostView =
+      boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, boost::no_property,
+                                         boost::no_property, std::uint32_t, std::uint32_t>;
 
   OpId add(const Op& op, std::string_view name);
   /// `before` must finish before `after` starts. Duplicate edges are kept (harmless).
@@ -70,12 +72,13 @@ class OpGraph {
     OpId after;
     std::uint32_t next;  // next edge of the same `before`, or kNoEdge
   };
-  std::vector<Op> ops_;
-  std::vector<std::uint32_t> in_degree_;
-  std::vector<std::uint32_t> first_edge_;
-  std::vector<Edge> edges_;
+  // Per op and per edge in chunks (engine/chunked_vector.hpp): growing copies nothing.
+  ChunkedVector<Op> ops_;
+  ChunkedVector<std::uint32_t> in_degree_;
+  ChunkedVector<std::uint32_t> first_edge_;
+  ChunkedVector<Edge> edges_;
   std::vector<char> name_chars_;
-  std::vector<std::uint32_t> name_ends_;  // name i is name_chars_[end(i-1), end(i))
+  ChunkedVector<std::uint32_t> name_ends_;  // name i is name_chars_[end(i-1), end(i))
 };
 
 }  // namespace opsim

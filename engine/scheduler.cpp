@@ -11,6 +11,7 @@ Scheduler::Scheduler(const Machine& machine, const OpGraph& graph, Backend& back
       graph_(graph),
       backend_(backend),
       completion_mutex_(backend.completion_mutex()),
+      in_order_streams_(backend.queues_streams_in_order()),
       options_(options),
       streams_(machine, options.host_threads),
       stream_state_(streams_.size()),
@@ -24,6 +25,7 @@ void Scheduler::grow_to(std::size_t ops) {
     prepared_ = true;
   }
   if (state_.size() < ops) state_.resize(ops);
+  if (options_.keep_op_times && times_.size() < ops) times_.resize(ops);
 }
 
 void Scheduler::submit_all() {
@@ -141,7 +143,7 @@ void Scheduler::make_ready(OpId id) {
   StreamState& stream = stream_state_[state.stream];
   // Only a backend that runs one op per stream at a time (simulation) asks how long an op
   // waited; one that queues streams in order holds the op itself, and skips the clock read.
-  stream.queue.push_back({id, backend_.queues_streams_in_order() ? 0 : backend_.now_ns()});
+  stream.queue.push_back({id, in_order_streams_ ? 0 : backend_.now_ns()});
   ++stream.assigned;
   try_start(state.stream);
 }
@@ -152,7 +154,7 @@ void Scheduler::try_start(StreamIndex s) {
   // otherwise one op per stream at a time. Not under a window: ops queued on a busy stream
   // would hold window slots that ready ops on idle streams could use, and a pipelining
   // backend (real) would then schedule differently from one that does not (simulated).
-  const bool pipelined = backend_.queues_streams_in_order() && options_.max_in_flight == 0;
+  const bool pipelined = in_order_streams_ && options_.max_in_flight == 0;
   while (!stream.queue.empty() && (pipelined || stream.launched == 0)) {
     if (options_.max_in_flight != 0 && in_flight_ >= options_.max_in_flight) {
       if (!stream.waiting_for_window) {
@@ -184,8 +186,8 @@ void Scheduler::change_memory(DeviceId device, double delta_bytes, TimeNs at_ns)
 
 void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
   OpState& state = state_[id];
-  state.start_ns = start_ns;
-  state.end_ns = end_ns;
+  state.remaining = kFinished;
+  if (options_.keep_op_times) times_[id] = OpTimes{start_ns, end_ns};
   makespan_ns_ = std::max(makespan_ns_, end_ns);
   ++finished_count_;
   --in_flight_;
@@ -204,7 +206,9 @@ void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
   // never complete an op inside launch(), so this is not re-entered.
   newly_ready_.clear();
   graph_.for_each_successor(id, [&](OpId s) {
-    if (s < state_.size() && state_[s].remaining != kNotSubmitted && --state_[s].remaining == 0)
+    if (s >= state_.size()) return;
+    std::uint32_t& remaining = state_[s].remaining;
+    if (remaining != kNotSubmitted && remaining != kFinished && --remaining == 0)
       newly_ready_.push_back(s);
   });
   std::sort(newly_ready_.begin(), newly_ready_.end());

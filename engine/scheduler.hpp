@@ -29,6 +29,9 @@ struct SchedulerOptions {
   /// Program threads per CPU, each a host stream of its own (a replayed trace's threads);
   /// a dispatch op's `stream` picks one.
   std::uint32_t host_threads = 1;
+  /// Keep every op's start and end for start_ns() and end_ns(); false: 16 bytes per op less
+  /// (a 16-million-op collective: 270 MB), and those return -1.
+  bool keep_op_times = true;
 };
 
 class Scheduler final : public CompletionSink {
@@ -70,9 +73,9 @@ class Scheduler final : public CompletionSink {
   /// Ops submitted so far (finished or not).
   std::size_t submitted_count() const { return submitted_count_; }
 
-  bool finished(OpId op) const { return op < state_.size() && state_[op].end_ns >= 0; }
-  TimeNs start_ns(OpId op) const { return state_[op].start_ns; }
-  TimeNs end_ns(OpId op) const { return state_[op].end_ns; }
+  bool finished(OpId op) const { return op < state_.size() && state_[op].remaining == kFinished; }
+  TimeNs start_ns(OpId op) const { return op < times_.size() ? times_[op].start_ns : -1; }
+  TimeNs end_ns(OpId op) const { return op < times_.size() ? times_[op].end_ns : -1; }
   DeviceId placed_device(OpId op) const;
   StreamIndex stream_of(OpId op) const { return state_[op].stream; }
   TimeNs makespan_ns() const { return makespan_ns_; }
@@ -87,14 +90,17 @@ class Scheduler final : public CompletionSink {
   void on_op_completed(OpId op, TimeNs start_ns, TimeNs end_ns) override;
 
  private:
-  // 24 bytes per op: a two-million-op run keeps this for every op.
+  // 8 bytes per op (and 16 more with keep_op_times): a 16-million-op run keeps this for every op.
   struct OpState {
-    TimeNs start_ns = -1;
-    TimeNs end_ns = -1;
-    std::uint32_t remaining = kNotSubmitted;  // unfinished predecessors
+    std::uint32_t remaining = kNotSubmitted;  // unfinished predecessors, or the two below
     StreamIndex stream = 0;
   };
+  struct OpTimes {
+    TimeNs start_ns = -1;
+    TimeNs end_ns = -1;
+  };
   static constexpr std::uint32_t kNotSubmitted = UINT32_MAX;
+  static constexpr std::uint32_t kFinished = UINT32_MAX - 1;
   struct Queued {
     OpId id;
     TimeNs ready_ns;  // when it became ready (OpLaunch::ready_ns)
@@ -118,10 +124,12 @@ class Scheduler final : public CompletionSink {
   const OpGraph& graph_;
   Backend& backend_;
   CompletionMutex* const completion_mutex_;  // null: nothing to lock
+  const bool in_order_streams_;              // backend_.queues_streams_in_order(), asked once
   SchedulerOptions options_;
   StreamTable streams_;
   std::vector<SchedulerObserver*> observers_;
   std::vector<OpState> state_;
+  std::vector<OpTimes> times_;                          // empty unless options_.keep_op_times
   std::unordered_map<OpId, DeviceId> placed_unpinned_;  // compute ops that carried no device
   std::vector<StreamState> stream_state_;
   std::deque<StreamIndex> window_waiters_;

@@ -1,7 +1,6 @@
 #include "hw_models/machine.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <stdexcept>
 
@@ -188,29 +187,60 @@ std::span<const Hop> Machine::route(DeviceId src, DeviceId dst) const {
   return it->second;
 }
 
+namespace {
+
+// A breadth-first search's per-device state, kept between searches on one thread: a search
+// on a 4096-GPU cluster touches a few thousand of its devices, and clearing (or allocating)
+// an array per device for each of thousands of routes cost more than the searches.
+struct RouteSearch {
+  static constexpr std::size_t kUnseen = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> hops;
+  std::vector<double> bottleneck;
+  std::vector<Hop> via;
+  std::vector<DeviceId> frontier;  // in visiting order; also what to reset afterwards
+
+  void start(std::size_t devices) {
+    reset();  // whatever a search that threw (out of memory) left
+    if (hops.size() < devices) {
+      hops.resize(devices, kUnseen);
+      bottleneck.resize(devices, 0.0);
+      via.resize(devices);
+    }
+  }
+  void reset() {
+    for (DeviceId d : frontier) hops[d] = kUnseen;
+    frontier.clear();
+  }
+};
+
+}  // namespace
+
 std::vector<Hop> Machine::compute_route(DeviceId src, DeviceId dst) const {
   if (src >= devices_.size() || dst >= devices_.size())
     throw std::invalid_argument("route between unknown devices");
   if (src == dst) return {};
   // Breadth-first by hops; among equal hop counts keep the widest bottleneck. Only
-  // forwarding devices are expanded, so GPUs and disks never relay traffic.
-  const std::size_t n = devices_.size();
-  std::vector<std::size_t> hops(n, std::numeric_limits<std::size_t>::max());
-  std::vector<double> bottleneck(n, 0.0);
-  std::vector<Hop> via(n);
-  std::deque<DeviceId> frontier{src};
+  // forwarding devices are expanded, so GPUs and disks never relay traffic. Once dst has
+  // its hop count h, devices h or more hops away cannot change its route: the search ends.
+  thread_local RouteSearch search;
+  search.start(devices_.size());
+  std::vector<std::size_t>& hops = search.hops;
+  std::vector<double>& bottleneck = search.bottleneck;
+  std::vector<Hop>& via = search.via;
+  std::vector<DeviceId>& frontier = search.frontier;
+  frontier.push_back(src);
   hops[src] = 0;
   bottleneck[src] = std::numeric_limits<double>::infinity();
-  while (!frontier.empty()) {
-    const DeviceId here = frontier.front();
-    frontier.pop_front();
+  for (std::size_t next_index = 0; next_index < frontier.size(); ++next_index) {
+    const DeviceId here = frontier[next_index];
+    if (hops[dst] != RouteSearch::kUnseen && hops[here] >= hops[dst]) break;
     if (here != src && !devices_[here].forwards_traffic()) continue;
     for (LinkId link_id : adjacency_[here]) {
       const Link& link = links_[link_id];
       const bool forward = link.a == here;
       const DeviceId next = forward ? link.b : link.a;
       const double width = std::min(bottleneck[here], link.model.bytes_per_s);
-      if (hops[next] == std::numeric_limits<std::size_t>::max()) {
+      if (hops[next] == RouteSearch::kUnseen) {
         hops[next] = hops[here] + 1;
         bottleneck[next] = width;
         via[next] = Hop{link_id, forward};
@@ -221,9 +251,11 @@ std::vector<Hop> Machine::compute_route(DeviceId src, DeviceId dst) const {
       }
     }
   }
-  if (hops[dst] == std::numeric_limits<std::size_t>::max())
+  if (hops[dst] == RouteSearch::kUnseen) {
+    search.reset();
     throw std::invalid_argument("no route from '" + devices_[src].name + "' to '" +
                                 devices_[dst].name + "'");
+  }
   std::vector<Hop> path;
   for (DeviceId at = dst; at != src;) {
     const Hop hop = via[at];
@@ -231,6 +263,7 @@ std::vector<Hop> Machine::compute_route(DeviceId src, DeviceId dst) const {
     const Link& link = links_[hop.link];
     at = hop.forward ? link.a : link.b;
   }
+  search.reset();
   std::reverse(path.begin(), path.end());
   return path;
 }

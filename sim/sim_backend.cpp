@@ -148,7 +148,6 @@ void SimBackend::on_timer(std::uint32_t slot) {
   Impl& m = *impl_;
   m.retired.reset();  // safe: no activity's completion is being signalled now
   Slot& s = m.slots[slot];
-  s.timer = nullptr;  // SimGrid deletes a timer once it has fired
   if (s.phase == Phase::kDiskRequests) {
     if (--s.requests_left > 0)
       m.set_timer(sg4::Engine::get_clock() + m.random_read_s(s.disk), slot);
@@ -186,7 +185,7 @@ void SimBackend::run_until_idle() {
 }
 
 TimeNs SimBackend::now_ns() const {
-  return seconds_to_ns(sg4::Engine::get_clock());
+  return impl_->clock_ns();
 }
 
 std::size_t SimBackend::host_count() const {

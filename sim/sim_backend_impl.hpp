@@ -10,6 +10,7 @@
 // Only these files include it.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -90,6 +91,48 @@ struct LinkState {
   std::uint32_t closed_form = kNoSlot;
 };
 
+// A timer that ends a delay or a closed-form flow: due at `date_s`, for `slot`. `id` orders
+// timers due at the same date (first set, first run) and tells a cancelled one: it runs only
+// while its slot's Slot::timer still holds it.
+struct PendingTimer {
+  double date_s = 0;
+  std::uint64_t id = 0;
+  std::uint32_t slot = 0;
+};
+
+// The ops' timers, in a queue of our own behind one SimGrid timer set at the earliest date.
+// SimGrid keeps each timer in a Fibonacci heap node of its own with a callback object: at
+// 2048 copies per ring step that heap cost five times the rest of the simulation. Timers due
+// at the same date run in the order they were set (SimGrid's heap ran them in an order of its
+// own; docs/collectives.md, "Scale", lists the figures where that order shows).
+class TimerQueue {
+ public:
+  /// A new timer's id (never 0), due at `date_s`.
+  std::uint64_t push(double date_s, std::uint32_t slot);
+  bool empty() const { return heap_.empty() && lane_head_ == lane_.size(); }
+  /// The earliest timer (by date, then id). Not on an empty queue.
+  const PendingTimer& top() const { return from_lane() ? lane_[lane_head_] : heap_.front(); }
+  void pop();
+
+ private:
+  struct Later {
+    bool operator()(const PendingTimer& a, const PendingTimer& b) const {
+      return a.date_s != b.date_s ? a.date_s > b.date_s : a.id > b.id;
+    }
+  };
+  bool from_lane() const {
+    return lane_head_ < lane_.size() &&
+           (heap_.empty() || !Later{}(lane_[lane_head_], heap_.front()));
+  }
+  // Timers set in date order (each due no earlier than the one set before it) wait in
+  // `lane_` from `lane_head_` on, a plain queue; the others in a binary heap. Most are in
+  // order: a ring step's copies all end at one date, after the step before.
+  std::vector<PendingTimer> lane_;
+  std::size_t lane_head_ = 0;
+  std::vector<PendingTimer> heap_;
+  std::uint64_t last_id_ = 0;
+};
+
 // What a launched op is doing; indexed by a slot number stored in the activity's data.
 enum class Phase : std::uint8_t {
   kFree,
@@ -102,7 +145,7 @@ enum class Phase : std::uint8_t {
 
 struct Slot {
   sg4::ActivityPtr activity;  // kept alive until it completes
-  simgrid::kernel::timer::Timer* timer = nullptr;
+  std::uint64_t timer = 0;    // its pending timer (TimerQueue::push), 0: none
   TimeNs start_ns = 0;
   double bytes = 0;
   double comm_start_s = 0;  // when the flow's bytes start moving (after its delay)
@@ -129,6 +172,17 @@ struct Slot {
   // its route's rate moves the real bytes at the rate times the speed.
   double disk_speed = 1.0;
 };
+
+// static_cast<double>(std::llround(bytes)) (halves away from zero) without the libm call,
+// which cost as much as the rest of a closed-form flow: exact below 2^52, where a double's
+// fraction and its integer part are exact; above, bytes is whole already.
+inline double whole_bytes(double bytes) {
+  constexpr double kAllWhole = 4503599627370496.0;  // 2^52
+  if (!(std::fabs(bytes) < kAllWhole)) return static_cast<double>(std::llround(bytes));
+  const double truncated = static_cast<double>(static_cast<std::int64_t>(bytes));
+  const double fraction = bytes - truncated;
+  return fraction >= 0.5 ? truncated + 1 : fraction <= -0.5 ? truncated - 1 : truncated;
+}
 
 // The backend whose SimGrid Engine runs in this process (one per process).
 inline SimBackend* g_active_backend = nullptr;
@@ -171,6 +225,11 @@ struct SimBackend::Impl {
 
   std::vector<Slot> slots;
   std::vector<std::uint32_t> free_slots;
+  sim_internals::TimerQueue timers;
+  // The one SimGrid timer that runs the due timers, and its date; null: none set.
+  simgrid::kernel::timer::Timer* engine_timer = nullptr;
+  double engine_timer_date_s = 0;
+  bool running_timers = false;  // inside run_due_timers(): it sets the SimGrid timer at its end
   std::vector<std::uint32_t> sequential_reads;   // per disk: sequential reads running now
   std::vector<std::uint32_t> random_reads;       // per disk: random reads running now
   std::vector<std::uint32_t> sequential_writes;  // per disk: sequential writes running now
@@ -181,6 +240,18 @@ struct SimBackend::Impl {
   // the run ends.
   std::vector<sg4::ActivityPtr> cancelled;
   std::exception_ptr error;  // thrown by a completion handler during the run
+  // SimGrid's clock and seconds_to_ns() of it: an op's launch, its end and the scheduler ask
+  // for the time in nanoseconds several times at one date.
+  mutable double cached_clock_s = -1;
+  mutable TimeNs cached_clock_ns = 0;
+  TimeNs clock_ns() const {
+    const double now_s = sg4::Engine::get_clock();
+    if (now_s != cached_clock_s) {
+      cached_clock_ns = seconds_to_ns(now_s);
+      cached_clock_s = now_s;
+    }
+    return cached_clock_ns;
+  }
   std::size_t in_flight = 0;
 
   // The platform builder (sim_platform.cpp): hosts, links and the routes the graph needs.
@@ -199,6 +270,12 @@ struct SimBackend::Impl {
   double flow_cap(const Slot& s) const;
   double alone_bytes_per_s(const Slot& s) const;
   void set_timer(double date_s, std::uint32_t slot);
+  // Forgets the slot's pending timer, if any.
+  void cancel_timer(std::uint32_t slot);
+  // Sets (or moves) the one SimGrid timer to the earliest live timer's date.
+  void schedule_engine_timer();
+  // The SimGrid timer fired: runs every live timer due now, by date, then in set order.
+  void run_due_timers();
   // `bound` > 0: the host is a pooled CPU (exec_bound). `first` (host dispatch: a busy wait
   // on the wall clock, slowed by nothing) takes its bound before the other execs share the rest.
   void start_exec(std::uint32_t slot, sg4::Host* host, double seconds, double bound = 0,

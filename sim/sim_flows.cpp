@@ -44,10 +44,74 @@ double SimBackend::Impl::alone_bytes_per_s(const Slot& s) const {
                                     : r.bytes_per_s;
 }
 
+std::uint64_t TimerQueue::push(double date_s, std::uint32_t slot) {
+  const PendingTimer timer{date_s, ++last_id_, slot};
+  if (lane_.empty() || date_s >= lane_.back().date_s) {
+    lane_.push_back(timer);
+  } else {
+    heap_.push_back(timer);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
+  }
+  return last_id_;
+}
+
+void TimerQueue::pop() {
+  if (!from_lane()) {
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
+    return;
+  }
+  ++lane_head_;
+  if (lane_head_ == lane_.size()) {
+    lane_.clear();
+    lane_head_ = 0;
+  } else if (lane_head_ >= 1024 && lane_head_ * 2 >= lane_.size()) {  // drop what was served
+    lane_.erase(lane_.begin(), lane_.begin() + static_cast<std::ptrdiff_t>(lane_head_));
+    lane_head_ = 0;
+  }
+}
+
 void SimBackend::Impl::set_timer(double date_s, std::uint32_t slot) {
-  SimBackend* backend = g_active_backend;
-  slots[slot].timer =
-      simgrid::kernel::timer::Timer::set(date_s, [backend, slot] { backend->on_timer(slot); });
+  slots[slot].timer = timers.push(date_s, slot);
+  if (!running_timers) schedule_engine_timer();
+}
+
+void SimBackend::Impl::cancel_timer(std::uint32_t slot) {
+  slots[slot].timer = 0;  // its entry stays queued, dead
+  if (!running_timers) schedule_engine_timer();
+}
+
+void SimBackend::Impl::schedule_engine_timer() {
+  // Dead timers on top go now: the SimGrid timer must not stop the engine at their date
+  // (an extra stop splits the models' progress and can change the last bits of their times).
+  while (!timers.empty() && slots[timers.top().slot].timer != timers.top().id) timers.pop();
+  if (engine_timer != nullptr) {
+    if (!timers.empty() && engine_timer_date_s == timers.top().date_s) return;
+    engine_timer->remove();
+    engine_timer = nullptr;
+  }
+  if (timers.empty()) return;
+  engine_timer_date_s = timers.top().date_s;
+  engine_timer = simgrid::kernel::timer::Timer::set(engine_timer_date_s, [this] {
+    engine_timer = nullptr;  // SimGrid deletes a timer once it has fired
+    run_due_timers();
+  });
+}
+
+void SimBackend::Impl::run_due_timers() {
+  const double now_s = sg4::Engine::get_clock();
+  running_timers = true;
+  // As SimGrid's Timer::execute_all(): every timer due, earliest first, each taken off before
+  // it runs; one set meanwhile for now runs in this pass too.
+  while (!timers.empty() && timers.top().date_s <= now_s) {
+    const PendingTimer due = timers.top();
+    timers.pop();
+    if (slots[due.slot].timer != due.id) continue;  // cancelled
+    slots[due.slot].timer = 0;
+    g_active_backend->on_timer(due.slot);
+  }
+  running_timers = false;
+  schedule_engine_timer();
 }
 
 // `bound` > 0: the host is a pooled CPU (exec_bound). `first` (host dispatch: a busy wait
@@ -68,7 +132,8 @@ void SimBackend::Impl::start_exec(std::uint32_t slot, sg4::Host* host, double se
 
 void SimBackend::Impl::start_comm(std::uint32_t slot) {
   Slot& s = slots[slot];
-  const auto bytes = static_cast<std::uint64_t>(std::llround(s.bytes));
+  const auto bytes =
+      static_cast<std::uint64_t>(static_cast<std::int64_t>(whole_bytes(s.bytes)));  // as llround
   if (bytes == 0) {  // never a 0-byte comm: the op ends after its delay
     finish(slot);
     return;
@@ -98,7 +163,7 @@ void SimBackend::Impl::delay_then_finish(std::uint32_t slot, double delay_s) {
 
 // An op that moves bytes: a flow, or only its delay when it moves none (no 0-byte comms).
 void SimBackend::Impl::start_op_flow(std::uint32_t slot, double delay_s) {
-  if (std::llround(slots[slot].bytes) <= 0)
+  if (whole_bytes(slots[slot].bytes) <= 0)
     delay_then_finish(slot, delay_s);
   else
     start_flow(slot, delay_s);
@@ -110,7 +175,7 @@ void SimBackend::Impl::start_op_flow(std::uint32_t slot, double delay_s) {
 // becomes a SimGrid comm for its remaining bytes, so SimGrid does every real sharing.
 void SimBackend::Impl::start_flow(std::uint32_t slot, double delay_s) {
   Slot& s = slots[slot];
-  s.bytes = static_cast<double>(std::llround(s.bytes));
+  s.bytes = whole_bytes(s.bytes);
   const Route& r = routes[s.route];
   const std::uint32_t* first = route_links.data() + r.link_begin;
   const std::uint32_t* last = first + r.link_count;
@@ -148,15 +213,14 @@ void SimBackend::Impl::to_comm(std::uint32_t slot) {
   }
   const double now_s = sg4::Engine::get_clock();
   if (now_s < s.comm_start_s) {  // still in its delay: start the comm when it ends
-    s.timer->remove();
+    cancel_timer(slot);
     s.phase = Phase::kDelayThenComm;
     set_timer(s.comm_start_s, slot);
     return;
   }
   const double remaining = s.bytes - (now_s - s.comm_start_s) * alone_bytes_per_s(s);
   if (remaining < 1) return;  // ends now anyway: let its timer end it
-  s.timer->remove();
-  s.timer = nullptr;
+  cancel_timer(slot);
   s.bytes = remaining;
   start_comm(slot);
 }
@@ -209,7 +273,7 @@ void SimBackend::Impl::finish(std::uint32_t slot) {
     s.random_on = kNoDevice;
     if (--random_reads[disk] == 0) reroute_disk_transfers(disk);
   }
-  s.timer = nullptr;
+  s.timer = 0;
   const OpId op = s.op;
   const TimeNs start_ns = s.start_ns;
   s.phase = Phase::kFree;
@@ -219,7 +283,10 @@ void SimBackend::Impl::finish(std::uint32_t slot) {
   // An exception must not unwind through SimGrid's run loop (it leaves the engine broken
   // and the process crashes at exit): keep it, drain, and rethrow from run_until_idle().
   try {
-    sink->on_op_completed(op, start_ns, simulated_ns(sg4::Engine::get_clock(), *graph, op));
+    const double now_s = sg4::Engine::get_clock();
+    const TimeNs end_ns =
+        now_s <= kMostSimulatedSeconds ? clock_ns() : simulated_ns(now_s, *graph, op);
+    sink->on_op_completed(op, start_ns, end_ns);
   } catch (...) {
     error = std::current_exception();
   }
@@ -227,7 +294,7 @@ void SimBackend::Impl::finish(std::uint32_t slot) {
 
 // How long a launched op waited for its stream after it became ready.
 double SimBackend::Impl::waited_s(const OpLaunch& launch) const {
-  const TimeNs waited_ns = seconds_to_ns(sg4::Engine::get_clock()) - launch.ready_ns;
+  const TimeNs waited_ns = clock_ns() - launch.ready_ns;
   return waited_ns > 0 ? ns_to_seconds(waited_ns) : 0.0;
 }
 

@@ -70,8 +70,7 @@ void SimBackend::Impl::move_transfer(std::uint32_t slot, std::uint32_t route, do
     old->cancel();
     cancelled.push_back(std::move(old));
   } else {  // kClosedForm or kDelayThenComm: a timer, and the bytes moved so far
-    s.timer->remove();
-    s.timer = nullptr;
+    cancel_timer(slot);
     if (now_s < s.comm_start_s)
       delay_s = s.comm_start_s - now_s;
     else if (s.phase == Phase::kClosedForm)

@@ -173,8 +173,15 @@ void SimBackend::Impl::PlatformBuilder::want_disk_routes(DeviceId disk, DeviceId
 }
 
 void SimBackend::Impl::PlatformBuilder::want_routes(const OpGraph& graph) {
+  // Per source: the last copy's destination, wanted already (a ring's copies repeat their
+  // pair 2(n-1) times; this skips the hash lookup).
+  std::vector<DeviceId> last_copy_to(n_, kNoDevice);
   for (OpId id = 0; id < graph.size(); ++id) {
     const Op& op = graph.op(id);
+    if (op.kind == OpKind::kCopy && op.device < n_ && last_copy_to[op.device] == op.peer &&
+        op.device != op.peer)
+      continue;
+    if (op.kind == OpKind::kCopy && op.device < n_) last_copy_to[op.device] = op.peer;
     if (op.kind == OpKind::kCopy) want(kCopyRoute, op.device, op.peer);
     if (op.kind == OpKind::kCopy && op.device == op.peer &&
         devices_[op.device].kind == DeviceKind::kCpu &&

@@ -10,7 +10,10 @@ SimulationResult simulate(const Machine& machine, const OpGraph& graph,
                           const SimulateOptions& options,
                           std::span<SchedulerObserver* const> observers) {
   SimBackend backend(options.backend);
-  Scheduler scheduler(machine, graph, backend, options.scheduler);
+  SchedulerOptions scheduler_options = options.scheduler;
+  // Times per op only when the result returns them (16 bytes per op otherwise saved).
+  scheduler_options.keep_op_times = scheduler_options.keep_op_times && options.record_op_times;
+  Scheduler scheduler(machine, graph, backend, scheduler_options);
   for (SchedulerObserver* observer : observers) scheduler.add_observer(*observer);
   scheduler.submit_all();
   scheduler.run();

@@ -1,6 +1,7 @@
 #include "experiments/sync/sync_common.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "common/input_error.hpp"
@@ -13,13 +14,11 @@ void fail(const SyncInput& input, const std::string& what) {
 }
 
 NameBuffer& NameBuffer::number(std::uint64_t value) {
-  char digits[20];
-  int count = 0;
-  do {
-    digits[count++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  while (count > 0) text_.push_back(digits[--count]);
+  char digits[20];  // 2^64 has 20 digits
+  const char* end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+  text_.append(digits,
+               static_cast<std::size_t>(
+                   end - digits));  // one append: a push_back per digit cost more than the copy
   return *this;
 }
 

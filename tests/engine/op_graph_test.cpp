@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "common/input_error.hpp"
 
@@ -68,6 +70,38 @@ TEST(OpGraph, NamesDependenciesAndOrder) {
   const std::string dot = g.to_dot(m);
   EXPECT_NE(dot.find("0->1"), std::string::npos) << dot;
   EXPECT_NE(dot.find("gpu0 -> gpu1"), std::string::npos);
+}
+
+TEST(OpGraph, AChainAcrossStorageChunksKeepsOpsNamesAndEdges) {
+  // Three chunks of ops and edges (engine/chunked_vector.hpp): ids, names, degrees and
+  // successors must read back across the chunk boundaries, and in a copy of the graph.
+  constexpr std::size_t kOps = 2 * ChunkedVector<Op>::kChunkSize + 10;
+  OpGraph g;
+  for (std::size_t i = 0; i < kOps; ++i) {
+    Op op;
+    op.kind = OpKind::kCompute;
+    op.device = 1;
+    op.flops = static_cast<double>(i);
+    const OpId id = g.add(op, "op" + std::to_string(i));
+    if (i > 0) g.add_dependency(id - 1, id);
+  }
+  const Op& first = g.op(0);  // chunks never move: references stay valid
+  const OpGraph copy = g;
+  for (const OpGraph* graph : std::vector<const OpGraph*>{&g, &copy}) {
+    ASSERT_EQ(graph->size(), kOps);
+    EXPECT_EQ(graph->dependency_count(), kOps - 1);
+    for (std::size_t i : {std::size_t{0}, ChunkedVector<Op>::kChunkSize - 1,
+                          ChunkedVector<Op>::kChunkSize, kOps - 1}) {
+      const auto id = static_cast<OpId>(i);
+      EXPECT_EQ(graph->op(id).flops, static_cast<double>(i));
+      EXPECT_EQ(graph->name(id), "op" + std::to_string(i));
+      EXPECT_EQ(graph->in_degree(id), i == 0 ? 0u : 1u);
+      EXPECT_EQ(graph->successors(id),
+                i + 1 < kOps ? std::vector<OpId>{id + 1} : std::vector<OpId>{});
+    }
+  }
+  EXPECT_EQ(&first, &g.op(0));
+  EXPECT_EQ(g.topological_order().back(), kOps - 1);
 }
 
 TEST(OpGraph, CycleErrorNamesTheOpsOnIt) {

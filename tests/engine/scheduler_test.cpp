@@ -41,7 +41,9 @@ class FixedDurationBackend final : public Backend {
     TimeNs end_ns;
     OpId op;
     TimeNs start_ns;
-    bool operator>(const Event& o) const { return end_ns != o.end_ns ? end_ns > o.end_ns : op > o.op; }
+    bool operator>(const Event& o) const {
+      return end_ns != o.end_ns ? end_ns > o.end_ns : op > o.op;
+    }
   };
   std::priority_queue<Event, std::vector<Event>, std::greater<>> pending_;
   CompletionSink* sink_ = nullptr;
@@ -164,6 +166,33 @@ TEST(Scheduler, DynamicSubmitWaitsOnlyForUnfinishedPredecessors) {
   s.run();
   EXPECT_TRUE(s.finished(b));
   EXPECT_EQ(s.start_ns(b), 1'000'000);
+}
+
+TEST(Scheduler, WithoutOpTimesSameScheduleAndFinishedStillKnown) {
+  const Machine m = one_gpu_two_streams();
+  OpGraph g;
+  const OpId a = g.add(timed(1, 1e-3, 0), "a");
+  const OpId b = g.add(timed(1, 2e-3, 1), "b");
+  const OpId c = g.add(timed(1, 1e-3, 0), "c after b");
+  g.add_dependency(b, c);
+  FixedDurationBackend backend;
+  SchedulerOptions options;
+  options.keep_op_times = false;
+  Scheduler s(m, g, backend, options);
+  s.submit(a, {});
+  EXPECT_FALSE(s.finished(b));  // not submitted yet
+  s.run();
+  EXPECT_TRUE(s.finished(a));
+  EXPECT_FALSE(s.finished(b));
+  EXPECT_EQ(s.start_ns(a), -1);  // not kept
+  s.submit(b, {});
+  const OpId preds[] = {a, b};  // a finished: only b is waited for
+  s.submit(c, preds);
+  s.run();
+  EXPECT_TRUE(s.finished(b));
+  EXPECT_TRUE(s.finished(c));
+  EXPECT_EQ(s.end_ns(c), -1);
+  EXPECT_EQ(s.makespan_ns(), 4'000'000);  // a 1 ms, then b 2 ms, then c 1 ms
 }
 
 TEST(Scheduler, TracksPeakMemoryPerDevice) {

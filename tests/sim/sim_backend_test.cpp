@@ -72,6 +72,38 @@ TEST(SimBackend, SingleCopyTakesBytesOverBandwidth) {
   EXPECT_EQ(r.start_ns[0], 0);
 }
 
+TEST(SimBackend, CopiesEndingOutOfLaunchOrderEachEndOnTime) {
+  // Four copies start together on links of their own, the first launched ending last: their
+  // end timers are set latest-first (the backend's timer heap, not its in-order queue), and
+  // a second copy after each starts as its first ends. Two of them end at the same date.
+  Machine m("star");
+  const DeviceId cpu = m.add_cpu("cpu0", CpuModel{});
+  DeviceId gpu[4] = {};
+  for (int i = 0; i < 4; ++i) {
+    gpu[i] = m.add_gpu("gpu" + std::to_string(i), GpuModel{});
+    m.add_link("pcie" + std::to_string(i), cpu, gpu[i], link_at(kB));
+  }
+  m.seal();
+  const double sizes[4] = {4 * kS, 3 * kS, kS, kS};
+  OpGraph g;
+  OpId first[4] = {};
+  OpId second[4] = {};
+  for (int i = 0; i < 4; ++i) first[i] = g.add(copy_op(cpu, gpu[i], sizes[i]), "first");
+  for (int i = 0; i < 4; ++i) {
+    second[i] = g.add(copy_op(gpu[i], cpu, kS), "second");  // back up the other direction
+    g.add_dependency(first[i], second[i]);
+  }
+  const SimulationResult r = simulate(m, g);
+  for (int i = 0; i < 4; ++i) {
+    expect_close(sizes[i] / kB, seconds(r.end_ns[first[i]]));
+    EXPECT_EQ(r.start_ns[second[i]], r.end_ns[first[i]]);
+  }
+  // gpu2's and gpu3's returns run side by side on links of their own: they end together.
+  expect_close(kS / kB + kS / kB, seconds(r.end_ns[second[2]]));
+  EXPECT_EQ(r.end_ns[second[2]], r.end_ns[second[3]]);
+  expect_close(4 * kS / kB + kS / kB, r.makespan_s);
+}
+
 TEST(SimBackend, GatherOnGpu0SharesItsLink) {
   SwitchMachine s;
   OpGraph g;
