@@ -15,6 +15,7 @@
 #include "gui/trace_loader.hpp"
 #include "gui/trace_set.hpp"
 #include "gui/view_state.hpp"
+#include "gui/what_if_state.hpp"
 
 class QComboBox;
 class QLabel;
@@ -67,6 +68,8 @@ class MainWindow : public QMainWindow {
   SimRunner& runner() { return runner_; }
   QString status_text() const;
   TimelineView* timeline() const { return timeline_; }
+  QScrollArea* timeline_scroll() const { return scroll_; }
+  WhatIfState& what_if() { return what_if_; }
   QTabWidget* tabs() const { return tabs_; }
 
  signals:
@@ -111,6 +114,7 @@ class MainWindow : public QMainWindow {
   Options options_;
   TraceSet traces_;
   ViewState state_;
+  WhatIfState what_if_;
   SummaryModel summary_;
   RangeStatsModel range_model_;
   StepErrorModel steps_;
