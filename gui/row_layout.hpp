@@ -16,12 +16,12 @@
 namespace opsim::gui {
 
 struct TimelineStyle {
-  int label_width_px = 190;
+  int label_width_px = 220;
   int title_height_px = 24;
   int group_height_px = 18;
   int subgroup_height_px = 15;
   int lane_height_px = 19;
-  int sub_row_height_px = 7;  ///< per concurrent transfer on a shared link (6 px bar, 1 gap)
+  int sub_row_height_px = 8;  ///< per concurrent transfer on a shared link (7 px bar, 1 gap)
   int max_sub_rows = 12;      ///< more concurrent transfers than this share the last sub-row
   int counter_height_px = 26;
   int pane_gap_px = 8;

@@ -51,7 +51,7 @@ TimelineToolbar::TimelineToolbar(TraceSet* traces, ViewState* state, WhatIfState
   filter_->setObjectName(QStringLiteral("lane_filter"));
   filter_->setPlaceholderText(tr("Filter lanes: device, lane or op name"));
   filter_->setClearButtonEnabled(true);
-  filter_->setMaximumWidth(260);
+  filter_->setMinimumWidth(270);
   connect(filter_, &QLineEdit::textChanged, this,
           [this](const QString& text) { state_->set_filter(text.trimmed().toStdString()); });
   row->addWidget(filter_);
