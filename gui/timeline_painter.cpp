@@ -752,6 +752,7 @@ void paint_stale_veil(QPainter& p, const PaneFrame& f) {
 /// Headers whose rows are on screen but who scrolled above it, stacked under the title bar.
 void paint_sticky_headers(QPainter& p, const PaneFrame& f,
                           const std::vector<StickyHeader>& sticky) {
+  p.setClipRect(f.visible);  // the overlays before clip to the plot; headers span the labels
   for (const StickyHeader& h : sticky) {
     const LaidOutRow& r = f.layout.rows()[static_cast<std::size_t>(h.layout_index)];
     const QRect label_rect(f.pane.left(), h.rect.top(), f.style.label_width_px, h.rect.height());

@@ -233,3 +233,37 @@ TEST(Lanes, CounterTracksFollowTheirDeviceAndCanBeHidden) {
 
 }  // namespace
 }  // namespace opsim::gui
+
+namespace opsim::gui {
+namespace {
+
+TEST(Lanes, StickyHeadersArePaintedOverTheRowsScrolledUnderThem) {
+  const TimelineModel m(testing::tree_trace());
+  const TimelineStyle style;
+  const RowLayout layout(m, style);
+  // Scrolled so that gpu1's lanes are at the top: the title, server0 and gpu1 stick.
+  const std::uint32_t gpu1_lane = 4;  // gpu1/copy-out
+  const int scroll =
+      layout.rows()[static_cast<std::size_t>(layout.index_of_lane(gpu1_lane))].top_px;
+  QImage img(900, layout.height_px(), QImage::Format_ARGB32_Premultiplied);
+  const QRect clip(0, scroll, img.width(), 200);
+  const auto sticky = sticky_headers(m, layout, img.rect(), clip.top(), style);
+  ASSERT_EQ(sticky.size(), 2u);
+  EXPECT_EQ(m.rows()[layout.rows()[static_cast<std::size_t>(sticky[0].layout_index)].row].key,
+            "server0");
+  EXPECT_EQ(m.rows()[layout.rows()[static_cast<std::size_t>(sticky[1].layout_index)].row].key,
+            "server0/gpu1");
+  EXPECT_EQ(sticky[0].rect.top(), scroll + style.title_height_px);
+  TimeAxis axis;
+  axis.fit(0, 70 * kMs, img.width() - style.label_width_px, 0);
+  img.fill(Qt::black);
+  QPainter p(&img);
+  paint_pane(p, m, layout, axis, img.rect(), clip, PaneDecor{}, style);
+  p.end();
+  // The server header's background (not a lane's) right of its label, in the label column.
+  EXPECT_EQ(img.pixelColor(style.label_width_px - 4, sticky[0].rect.center().y()),
+            QColor(0xee, 0xf0, 0xf3));
+}
+
+}  // namespace
+}  // namespace opsim::gui
