@@ -408,7 +408,9 @@ std::optional<std::uint32_t> TimelineModel::gating_predecessor(std::uint32_t op)
 }
 
 std::optional<std::uint32_t> TimelineModel::op_at(std::uint32_t lane, double t_ns,
-                                                  double tolerance_ns) const {
+                                                  double tolerance_ns,
+                                                  std::optional<std::uint16_t> slot,
+                                                  std::uint16_t max_slot) const {
   const LaneSpans& ls = lanes_.at(lane);
   const auto lo = static_cast<TimeNs>(t_ns - tolerance_ns) - 1;
   const auto hi = static_cast<TimeNs>(t_ns + tolerance_ns) + 1;
@@ -417,6 +419,7 @@ std::optional<std::uint32_t> TimelineModel::op_at(std::uint32_t lane, double t_n
   for (std::size_t i = ls.first_ending_after(lo); i < ls.spans.size(); ++i) {
     const SpanRef& s = ls.spans[i];
     if (s.start_ns > hi) break;
+    if (slot && std::min(s.slot, max_slot) != *slot) continue;
     // Distance 0 inside the span; otherwise the gap to it. Ties: the shorter span.
     const double dist = t_ns < s.start_ns ? s.start_ns - t_ns
                         : t_ns > s.end_ns ? t_ns - s.end_ns

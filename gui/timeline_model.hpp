@@ -114,7 +114,11 @@ class TimelineModel {
 
   /// The op whose span on `lane` contains `t_ns`, or failing that the nearest one within
   /// `tolerance_ns`; the shortest such span wins when several overlap.
-  std::optional<std::uint32_t> op_at(std::uint32_t lane, double t_ns, double tolerance_ns) const;
+  /// With `slot`, only spans drawn in that sub-row count (the last shown sub-row, `max_slot`,
+  /// also holds those beyond it).
+  std::optional<std::uint32_t> op_at(std::uint32_t lane, double t_ns, double tolerance_ns,
+                                     std::optional<std::uint16_t> slot = std::nullopt,
+                                     std::uint16_t max_slot = UINT16_MAX) const;
 
  private:
   // The constructor's steps, in order.

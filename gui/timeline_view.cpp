@@ -233,7 +233,18 @@ std::optional<OpRef> TimelineView::op_at(QPoint pos) const {
       rows.model->rows()[rows.layout->rows()[static_cast<std::size_t>(index)].row];
   if (row.kind != RowKind::kLane) return std::nullopt;
   const TimeAxis& axis = state_->axis();
-  const auto op = rows.model->op_at(row.lane, axis.ns_at(plot_x(pos)), 3 * axis.ns_per_px);
+  // On a link with concurrent transfers, the one in the sub-row under the cursor.
+  std::optional<std::uint16_t> slot;
+  const int sub_rows =
+      std::min<int>(rows.model->lane_spans(row.lane).sub_rows, style_.max_sub_rows);
+  if (sub_rows > 1) {
+    const LaidOutRow& r = rows.layout->rows()[static_cast<std::size_t>(index)];
+    const double sub_h = (r.height_px - 6.0) / sub_rows;
+    slot = static_cast<std::uint16_t>(
+        std::clamp<int>(static_cast<int>((pos.y() - top - r.top_px - 3) / sub_h), 0, sub_rows - 1));
+  }
+  const auto op = rows.model->op_at(row.lane, axis.ns_at(plot_x(pos)), 3 * axis.ns_per_px, slot,
+                                    static_cast<std::uint16_t>(sub_rows - 1));
   if (!op) return std::nullopt;
   return OpRef{pane, *op};
 }

@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QWheelEvent>
+#include <set>
 
 #include "gui/main_window.hpp"
 #include "gui/scenario_panel.hpp"
@@ -104,6 +105,26 @@ TEST(TimelineGroups, ClickingAGroupLabelCollapsesItAndStickyHeadersStayOnTop) {
   const int top = tl->visibleRegion().boundingRect().top();
   EXPECT_EQ(tl->header_at(QPoint(20, top + tl->style().title_height_px + 4)),
             std::optional<std::string>("Links"));
+}
+
+TEST(TimelineGroups, EachSubRowOfASharedLinkHitsItsOwnTransfer) {
+  MainWindow w(MainWindow::Options{false, {}});
+  w.resize(1500, 950);
+  w.show();
+  w.show_result(result_of(testing::tree_trace(), "tree"));
+  settle();
+  TimelineView* tl = w.timeline();
+  const RowLayout& layout = tl->layout(0);
+  const LaidOutRow& row = layout.rows()[static_cast<std::size_t>(layout.index_of_lane(14))];
+  const int x = tl->style().label_width_px + static_cast<int>(w.view_state().axis().x_of(15e6));
+  std::set<std::uint32_t> hit;
+  for (int sub = 0; sub < 3; ++sub) {
+    const int y = row.top_px + 3 + sub * tl->style().sub_row_height_px + 3;
+    const auto op = tl->op_at(QPoint(x, y));
+    ASSERT_TRUE(op.has_value()) << "sub-row " << sub;
+    hit.insert(op->op);
+  }
+  EXPECT_EQ(hit, (std::set<std::uint32_t>{0, 1, 2}));  // the three gathers
 }
 
 // An edit through the panel re-simulates with the real CLI: the zoom stays, the run before
