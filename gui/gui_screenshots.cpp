@@ -4,8 +4,8 @@
 //   2-what-if-before.png        zoomed in, before an edit
 //   3-what-if-stale.png         link bandwidth halved, while it re-simulates
 //   4-what-if-after.png         the new run at the same zoom, the old one as the baseline
-//   5-ring-expanded.png ...     a big ring trace: all lanes, a group collapsed, filtered,
-//                               scrolled (sticky headers)
+//   5-ring-expanded.png ...     a big ring trace: all lanes, its server collapsed, one row
+//                               per device, filtered, scrolled (sticky headers)
 // Usage: opsim-gui-screenshots OUT_DIR [RING_TRACE.json]
 #include <QApplication>
 #include <QDir>
@@ -16,6 +16,8 @@
 #include <QScrollBar>
 #include <QTabWidget>
 #include <cstdio>
+#include <set>
+#include <string>
 
 #include "gui/main_window.hpp"
 #include "gui/scenario_panel.hpp"
@@ -85,6 +87,13 @@ bool ring_views(const QDir& out, const QString& trace) {
   w.view_state().toggle_collapsed(rows.at(0).key);  // the server: 1,024 GPUs in one bar
   settle();
   ok = save(w, out, "6-ring-server-collapsed.png") && ok;
+  std::set<std::string> devices;  // as the toolbar's "One row per device"
+  for (const auto& r : rows) {
+    if (r.kind == opsim::gui::RowKind::kSubgroup) devices.insert(r.key);
+  }
+  w.view_state().set_collapsed(devices);
+  settle();
+  ok = save(w, out, "6b-ring-one-row-per-device.png") && ok;
   w.findChild<QLineEdit*>(QStringLiteral("lane_filter"))->setText(QStringLiteral("gpu5"));
   w.view_state().set_collapsed({});
   settle();

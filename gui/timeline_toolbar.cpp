@@ -56,10 +56,15 @@ TimelineToolbar::TimelineToolbar(TraceSet* traces, ViewState* state, WhatIfState
           [this](const QString& text) { state_->set_filter(text.trimmed().toStdString()); });
   row->addWidget(filter_);
   auto* collapse = new QPushButton(tr("Collapse all"), this);
+  collapse->setToolTip(tr("Each server, the links and the disks to one busy bar"));
+  auto* per_device = new QPushButton(tr("One row per device"), this);
+  per_device->setToolTip(tr("Each device (and each server's links) to one busy bar"));
   auto* expand = new QPushButton(tr("Expand all"), this);
-  connect(collapse, &QPushButton::clicked, this, [this] { collapse_all(true); });
-  connect(expand, &QPushButton::clicked, this, [this] { collapse_all(false); });
+  connect(collapse, &QPushButton::clicked, this, [this] { collapse_all(RowKind::kGroup); });
+  connect(per_device, &QPushButton::clicked, this, [this] { collapse_all(RowKind::kSubgroup); });
+  connect(expand, &QPushButton::clicked, this, [this] { state_->set_collapsed({}); });
   row->addWidget(collapse);
+  row->addWidget(per_device);
   row->addWidget(expand);
   auto* counters = new QCheckBox(tr("Counters"), this);
   counters->setToolTip(tr("Memory per device and link utilization tracks"));
@@ -90,14 +95,13 @@ void TimelineToolbar::update_legend() {
   drop_baseline_->setEnabled(what_if_->has_baseline());
 }
 
-// All top-level groups of every pane (servers, Links, Disks), or none.
-void TimelineToolbar::collapse_all(bool collapse) {
+// Every header of `kind` in every pane: the top-level groups (servers, Links, Disks) or the
+// devices and per-server link groups under them.
+void TimelineToolbar::collapse_all(RowKind kind) {
   std::set<std::string> keys;
-  if (collapse) {
-    for (const Pane& p : traces_->panes()) {
-      for (const TimelineRow& r : p.model->rows()) {
-        if (r.kind == RowKind::kGroup) keys.insert(r.key);
-      }
+  for (const Pane& p : traces_->panes()) {
+    for (const TimelineRow& r : p.model->rows()) {
+      if (r.kind == kind) keys.insert(r.key);
     }
   }
   state_->set_collapsed(std::move(keys));

@@ -1,6 +1,6 @@
-// The strip over the timeline: the lane filter, collapse and expand all groups, counter
-// tracks on or off, zoom to selection, drop the what-if baseline, and the legend of op
-// classes and their colours in the traces shown.
+// The strip over the timeline: the lane filter, collapse all groups or all devices, expand,
+// counter tracks on or off, zoom to selection, drop the what-if baseline, and the legend of
+// op classes and their colours in the traces shown.
 #pragma once
 
 #include <QWidget>
@@ -28,7 +28,7 @@ class TimelineToolbar : public QWidget {
 
  private:
   void update_legend();
-  void collapse_all(bool collapse);
+  void collapse_all(RowKind kind);
 
   TraceSet* traces_;
   ViewState* state_;
