@@ -198,7 +198,10 @@ QString header_label(const TimelineModel& model, const LaidOutRow& r) {
   const TimelineRow& row = model.rows()[r.row];
   QString text = (r.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) +
                  QString::fromStdString(row.label);
-  if (r.collapsed && r.summary) text += QStringLiteral("  (%1 lanes)").arg(r.summary->lane_count());
+  if (r.collapsed && r.summary) {
+    const std::size_t n = r.summary->lane_count();
+    text += n == 1 ? QStringLiteral("  (1 lane)") : QStringLiteral("  (%1 lanes)").arg(n);
+  }
   return text;
 }
 
