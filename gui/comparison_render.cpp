@@ -68,7 +68,8 @@ void ensure_gui_application() {
 int comparison_height_px(const std::vector<ComparisonPane>& panes, const TimelineStyle& style) {
   int h = style.ruler_height_px;
   for (const ComparisonPane& pane : panes)
-    h += pane_height_px(*pane.model, style) + style.pane_gap_px;
+    h += (pane.layout ? pane.layout->height_px() : pane_height_px(*pane.model, style)) +
+         style.pane_gap_px;
   return h;
 }
 
@@ -84,10 +85,12 @@ PaintStats paint_comparison(QPainter& painter, const std::vector<ComparisonPane>
               style, selection);
   int y = rect.top() + style.ruler_height_px;
   for (const ComparisonPane& pane : panes) {
-    const int h = pane_height_px(*pane.model, style);
+    const auto layout =
+        pane.layout ? pane.layout : std::make_shared<const RowLayout>(*pane.model, style);
+    const int h = layout->height_px();
     const PaintStats s =
-        paint_pane(painter, *pane.model, axis, QRect(rect.left(), y, rect.width(), h), rect,
-                   pane.decor, style);
+        paint_pane(painter, *pane.model, *layout, axis, QRect(rect.left(), y, rect.width(), h),
+                   rect, pane.decor, style);
     total.spans_visited += s.spans_visited;
     total.boxes_drawn += s.boxes_drawn;
     total.merged_runs += s.merged_runs;

@@ -24,6 +24,7 @@ namespace opsim::gui {
 struct ComparisonPane {
   std::shared_ptr<const TimelineModel> model;
   PaneDecor decor;
+  std::shared_ptr<const RowLayout> layout;  ///< collapsed and filtered rows; null: all rows
 };
 
 /// Total height of ruler and panes.

@@ -1,9 +1,15 @@
-// opsim-gui-bench: the timeline's performance budget on a one-million-span
-// trace. Builds a synthetic Trace (8 GPUs: compute, copy-out and copy-in
-// streams, 16 link lanes), times the model build (what opening a trace costs
-// beyond parsing) and the paint of a 1920x1080 view at several zoom levels
-// (median of repeated paints into a QImage). Usage: opsim-gui-bench
-// [spans=1000000] [repeats=21]
+// opsim-gui-bench: the timeline's performance budget.
+//  - 1 M spans: a synthetic Trace (8 GPUs: compute, copy-out and copy-in streams, 16 link
+//    lanes); times the model build (what opening a trace costs beyond parsing) and the paint
+//    of a 1920x1080 view at several zoom levels (median of repeated paints into a QImage).
+//  - thousands of lanes: a trace shaped like nvlink-ring:1024's ring allreduce (about 5,000
+//    lanes); times paints while scrolling and zooming, all lanes expanded, then filtered and
+//    with groups collapsed.
+//  - what-if: edit-to-picture time of the default scenario, from the edit (no debounce) through
+//    the `opsim compare` child, reading its traces and building the models, to the painted
+//    panes.
+// Usage: opsim-gui-bench [spans=1000000] [repeats=21] [ring GPUs=1024, 0 to skip]
+//        [what-if runs=7, 0 to skip]
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
@@ -20,6 +26,7 @@
 
 #include "engine/chrome_trace_writer.hpp"
 #include "gui/comparison_render.hpp"
+#include "gui/gui_bench_cases.hpp"
 #include "gui/timeline_model.hpp"
 #include "gui/timeline_painter.hpp"
 #include "gui/trace_loader.hpp"
@@ -218,13 +225,25 @@ void measure_panning(PaintTarget& target, int frames) {
               *std::max_element(times.begin(), times.end()));
 }
 
+void measure_one_million(std::size_t target_spans, int repeats);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::size_t target_spans = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 21;
   opsim::gui::ensure_gui_application();
+  if (target_spans > 0) measure_one_million(target_spans, repeats);
+  const int ring_gpus = argc > 3 ? std::atoi(argv[3]) : 1024;
+  if (ring_gpus >= 2) opsim::gui::bench::measure_many_lanes(ring_gpus, repeats);
+  const int what_if_runs = argc > 4 ? std::atoi(argv[4]) : 7;
+  if (what_if_runs > 0) opsim::gui::bench::measure_edit_to_picture(what_if_runs);
+  return 0;
+}
 
+namespace {
+
+void measure_one_million(std::size_t target_spans, int repeats) {
   const auto [model, model_ms] = build_model(target_spans);
   const double open_ms = measure_file_open(model->trace());
   PaintTarget target(*model);
@@ -240,5 +259,6 @@ int main(int argc, char** argv) {
       "(%s)",
       worst_median, worst_median <= 16 ? "ok" : "OVER", model_ms, model_ms <= 2000 ? "ok" : "OVER");
   std::printf(", whole file open %.1f ms (%s)\n", open_ms, open_ms <= 2000 ? "ok" : "OVER");
-  return 0;
 }
+
+}  // namespace

@@ -26,6 +26,7 @@
 #include "gui/scenario_panel.hpp"
 #include "gui/summary_chart.hpp"
 #include "gui/time_ruler.hpp"
+#include "gui/timeline_toolbar.hpp"
 #include "gui/timeline_view.hpp"
 #include "gui/topology_view.hpp"
 #include "gui/trace_loader.hpp"
@@ -120,6 +121,7 @@ void MainWindow::build_scenario_panel(QSplitter* split) {
   panel_scroll->setMinimumWidth(270);
   panel_scroll->setMaximumWidth(360);
   panel_scroll->setFrameShape(QFrame::NoFrame);
+  connect(panel_, &ScenarioPanel::scenario_changed, &what_if_, &WhatIfState::on_edit);
   connect(panel_, &ScenarioPanel::scenario_changed, this, &MainWindow::simulate);
 }
 
@@ -130,6 +132,7 @@ void MainWindow::build_timeline_area(QSplitter* right) {
   top_layout->setContentsMargins(0, 0, 0, 0);
   top_layout->setSpacing(0);
   timeline_ = new TimelineView(&traces_, &state_);
+  timeline_->set_what_if(&what_if_);
   auto* ruler = new TimeRuler(&state_, timeline_->style(), top);
   scroll_ = new QScrollArea(top);
   scroll_->setWidget(timeline_);
@@ -142,6 +145,7 @@ void MainWindow::build_timeline_area(QSplitter* right) {
   ruler_row->setContentsMargins(0, 0, scroll_->verticalScrollBar()->sizeHint().width(), 0);
   ruler_row->addWidget(ruler);
   top_layout->addWidget(build_load_errors_banner(top));
+  top_layout->addWidget(new TimelineToolbar(&traces_, &state_, &what_if_, timeline_, top));
   top_layout->addLayout(ruler_row);
   top_layout->addWidget(scroll_, 1);
 }
@@ -260,9 +264,15 @@ void MainWindow::build_help_menu() {
   help->addAction(tr("Timeline controls"), this, [this] {
     QMessageBox::information(
         this, tr("Timeline controls"),
-        tr("Wheel: zoom around the cursor\nDrag: pan\nW/S: zoom in/out, A/D: pan\n"
-           "F: fit the whole run\nShift+drag, right-drag or drag on the ruler: "
-           "select a time range\nClick: select an op (dependencies and critical path)\n"
+        tr("Wheel: scroll the lanes\nCtrl+wheel: zoom around the cursor\n"
+           "Shift+wheel or drag: pan\nW/S: zoom in/out, A/D: pan\n"
+           "F: fit the whole run\nZ: zoom to the selected range or op\n"
+           "Shift+drag, right-drag or drag on the ruler: select a time range\n"
+           "Click: select an op (dependencies and critical path)\n"
+           "Click a group's name: collapse or expand it (a bar shows how busy it is)\n"
+           "Filter box: keep lanes whose device, lane or op name matches\n"
+           "What if: the run before your first edit stays as a grey strip under each lane, "
+           "with the difference in each title, until Drop baseline\n"
            "Esc: clear selection"));
   });
 }
@@ -317,6 +327,7 @@ void MainWindow::show_result(const RunResult& result) {
     pane.lower_bound_ns = std::isnan(row.lower_bound_s) ? -1 : row.lower_bound_s * 1e9;
     panes.push_back(std::move(pane));
   }
+  what_if_.on_new_run(traces_.panes());
   traces_.set_simulated(std::move(panes));
   rebuild_summary();
   QString text = tr("%1 strategies on %2, %3 — simulated in %4 s")

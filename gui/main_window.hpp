@@ -17,6 +17,7 @@
 #include "gui/twin_class_model.hpp"
 #include "gui/twin_op_model.hpp"
 #include "gui/view_state.hpp"
+#include "gui/what_if_state.hpp"
 
 class QComboBox;
 class QLabel;
@@ -73,6 +74,8 @@ class MainWindow : public QMainWindow {
   SimRunner& runner() { return runner_; }
   QString status_text() const;
   TimelineView* timeline() const { return timeline_; }
+  QScrollArea* timeline_scroll() const { return scroll_; }
+  WhatIfState& what_if() { return what_if_; }
   QTabWidget* tabs() const { return tabs_; }
 
  signals:
@@ -119,6 +122,7 @@ class MainWindow : public QMainWindow {
   Options options_;
   TraceSet traces_;
   ViewState state_;
+  WhatIfState what_if_;
   SummaryModel summary_;
   RangeStatsModel range_model_;
   StepErrorModel steps_;

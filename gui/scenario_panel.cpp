@@ -85,16 +85,17 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   outer->addWidget(hint);
   outer->addStretch(1);
 
-  debounce_ = new QTimer(this);
-  debounce_->setSingleShot(true);
-  debounce_->setInterval(400);
-  connect(debounce_, &QTimer::timeout, this, [this] { emit scenario_changed(scenario()); });
-  connect(topology_, &QComboBox::currentTextChanged, this, &ScenarioPanel::edited);
-  connect(bytes_, &QLineEdit::textEdited, this, &ScenarioPanel::edited);
+  typing_pause_ = new QTimer(this);
+  typing_pause_->setSingleShot(true);
+  typing_pause_->setInterval(kTypingPauseMs);
+  connect(typing_pause_, &QTimer::timeout, this, [this] { emit scenario_changed(scenario()); });
+  connect(topology_, &QComboBox::currentTextChanged, this, &ScenarioPanel::typed);
+  connect(topology_, &QComboBox::activated, this, &ScenarioPanel::edited);
+  connect(bytes_, &QLineEdit::textEdited, this, &ScenarioPanel::typed);
   connect(gpus_, &QSpinBox::valueChanged, this, &ScenarioPanel::edited);
   connect(comm_only_, &QCheckBox::toggled, this, &ScenarioPanel::edited);
   connect(bandwidth_scale_, &QDoubleSpinBox::valueChanged, this, &ScenarioPanel::edited);
-  connect(overrides_, &QPlainTextEdit::textChanged, this, &ScenarioPanel::edited);
+  connect(overrides_, &QPlainTextEdit::textChanged, this, &ScenarioPanel::typed);
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString file = QFileDialog::getOpenFileName(
         this, tr("Topology file"), QString(), tr("Topology (*.yaml *.yml *.json);;All files (*)"));
@@ -131,7 +132,13 @@ void ScenarioPanel::set_scenario(const Scenario& s) {
 }
 
 void ScenarioPanel::edited() {
-  if (!loading_) debounce_->start();
+  if (loading_) return;
+  typing_pause_->stop();
+  emit scenario_changed(scenario());
+}
+
+void ScenarioPanel::typed() {
+  if (!loading_) typing_pause_->start();
 }
 
 }  // namespace opsim::gui

@@ -1,5 +1,6 @@
 // The scenario form: topology, gradient size, GPUs, comm-only, strategies and what-if
-// parameters. Emits scenario_changed (debounced) on every edit so the window re-simulates.
+// parameters. Emits scenario_changed on every edit so the window re-simulates: at once for
+// spin boxes, check boxes and picks from the list, after a pause in typing for free text.
 #pragma once
 
 #include <QWidget>
@@ -25,11 +26,15 @@ class ScenarioPanel : public QWidget {
   void set_scenario(const Scenario& scenario);
 
  signals:
-  /// Fired 400 ms after the last edit.
+  /// Fired at once for discrete edits, kTypingPauseMs after the last keystroke in a text field.
   void scenario_changed(const opsim::gui::Scenario& scenario);
 
+ public:
+  static constexpr int kTypingPauseMs = 300;
+
  private:
-  void edited();
+  void edited();  ///< a discrete edit: re-simulate now
+  void typed();   ///< a keystroke: re-simulate when typing pauses
 
   QComboBox* topology_;
   QLineEdit* bytes_;
@@ -38,7 +43,7 @@ class ScenarioPanel : public QWidget {
   std::vector<QCheckBox*> strategies_;
   QDoubleSpinBox* bandwidth_scale_;
   QPlainTextEdit* overrides_;
-  QTimer* debounce_;
+  QTimer* typing_pause_;
   bool loading_ = false;
 };
 

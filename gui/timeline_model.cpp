@@ -1,9 +1,11 @@
 #include "gui/timeline_model.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <numeric>
 #include <tuple>
+#include <unordered_map>
 
 #include "gui/trace_worlds.hpp"
 
@@ -91,6 +93,12 @@ TimelineModel::TimelineModel(std::shared_ptr<const Trace> trace, TimelineOptions
   collect_spans();
   for (std::uint32_t l = 0; l < lanes_.size(); ++l) index_lane(l);
   build_rows(options);
+  index_op_names();
+  for (const TraceCounter& c : trace_->counters) {
+    double peak = 0;
+    for (const TraceCounterSample& s : c.samples) peak = std::max(peak, s.value);
+    counter_max_.push_back(peak);
+  }
   link_dependencies();
   find_critical_path();
 }
@@ -147,10 +155,77 @@ void TimelineModel::index_lane(std::uint32_t l) {
   assign_sub_rows(ls);
 }
 
-// Rows: a group per server with a subgroup per device over its stream lanes, then a "Links"
-// and a "Disks" group.
+namespace {
+
+/// Appends rows while remembering the open headers, so each row knows its parent.
+class RowBuilder {
+ public:
+  explicit RowBuilder(std::vector<TimelineRow>& rows) : rows_(rows) {}
+
+  void group(const std::string& label) {
+    rows_.push_back({RowKind::kGroup, label, 0, 0, kNoRow, label});
+    group_ = static_cast<std::uint32_t>(rows_.size() - 1);
+    subgroup_ = kNoRow;
+  }
+  void subgroup(const std::string& label) {
+    rows_.push_back({RowKind::kSubgroup, label, 0, 0, group_, rows_[group_].key + "/" + label});
+    subgroup_ = static_cast<std::uint32_t>(rows_.size() - 1);
+  }
+  void lane(const std::string& label, std::uint32_t lane) {
+    rows_.push_back({RowKind::kLane, label, lane, 0, parent(), {}});
+  }
+  void counter(const std::string& label, std::uint32_t counter) {
+    rows_.push_back({RowKind::kCounter, label, 0, counter, parent(), {}});
+  }
+
+ private:
+  std::uint32_t parent() const { return subgroup_ != kNoRow ? subgroup_ : group_; }
+
+  std::vector<TimelineRow>& rows_;
+  std::uint32_t group_ = kNoRow;
+  std::uint32_t subgroup_ = kNoRow;
+};
+
+std::string node_label(const TraceLane& lane) {
+  return lane.node.empty() ? std::string("server") : lane.node;
+}
+
+/// Counters by what they describe: memory counters by device, utilization counters by
+/// link lane name (TraceCounter::device holds either).
+std::map<std::string, std::vector<std::uint32_t>> counters_by_subject(const Trace& t) {
+  std::map<std::string, std::vector<std::uint32_t>> by_subject;
+  for (std::uint32_t c = 0; c < t.counters.size(); ++c) {
+    if (!t.counters[c].samples.empty()) by_subject[t.counters[c].device].push_back(c);
+  }
+  return by_subject;
+}
+
+std::string counter_label(const TraceCounter& c) {
+  if (c.unit == "fraction") return "utilization";
+  const auto space = c.name.find(' ');
+  return space == std::string::npos ? c.name : c.name.substr(0, space);
+}
+
+}  // namespace
+
+// Rows: a group per server with a subgroup per device over its stream lanes and memory
+// counter, then "Links" (a subgroup per server when links span several) and "Disks". Each
+// link lane is followed by its utilization counter.
 void TimelineModel::build_rows(const TimelineOptions& options) {
   const Trace& t = *trace_;
+  auto counters = counters_by_subject(t);
+  std::map<std::string, int> link_nodes;
+  for (const TraceLane& lane : t.lanes) {
+    if (lane.kind == LaneKind::kLink) link_nodes.emplace(lane.node, 0);
+  }
+  const bool link_subgroups = link_nodes.size() > 1;
+  RowBuilder rows(rows_);
+  auto emit_counters = [&](const std::string& subject) {
+    const auto it = counters.find(subject);
+    if (it == counters.end()) return;
+    for (std::uint32_t c : it->second) rows.counter(counter_label(t.counters[c]), c);
+    counters.erase(it);
+  };
   int last_section = -1;
   std::string last_node;
   std::string last_device;
@@ -158,21 +233,136 @@ void TimelineModel::build_rows(const TimelineOptions& options) {
     const TraceLane& lane = t.lanes[l];
     if (options.hide_idle_lanes && lanes_[l].spans.empty()) continue;
     const int section = section_of(lane);
+    const bool new_device = section != last_section || lane.device != last_device;
+    if (new_device && last_section == 0) emit_counters(last_device);
     if (section == 0) {
-      if (section != last_section || lane.node != last_node) {
-        rows_.push_back(
-            {RowKind::kGroup, lane.node.empty() ? std::string("server") : lane.node, 0});
-        last_device.clear();
-      }
-      if (lane.device != last_device) rows_.push_back({RowKind::kSubgroup, lane.device, 0});
-    } else if (section != last_section) {
-      rows_.push_back({RowKind::kGroup, section == 1 ? "Links" : "Disks", 0});
+      if (section != last_section || lane.node != last_node) rows.group(node_label(lane));
+      if (new_device) rows.subgroup(lane.device);
+    } else {
+      if (section != last_section) rows.group(section == 1 ? "Links" : "Disks");
+      if (section == 1 && link_subgroups && (section != last_section || lane.node != last_node))
+        rows.subgroup(node_label(lane) + " links");
     }
     last_section = section;
     last_node = lane.node;
     last_device = lane.device;
-    rows_.push_back({RowKind::kLane, section == 1 ? lane.name : short_lane_label(lane), l});
+    rows.lane(section == 1 ? lane.name : short_lane_label(lane), l);
+    if (section == 1) emit_counters(lane.name);
   }
+  if (last_section == 0) emit_counters(last_device);
+  // Devices without lanes (memory only) keep their counters, under their own group.
+  if (!options.hide_idle_lanes && !counters.empty()) {
+    rows.group("Counters");
+    for (const auto& [subject, list] : counters) {
+      for (std::uint32_t c : list) rows.counter(t.counters[c].name, c);
+    }
+  }
+}
+
+// Each lane's distinct op names in lower case, for the lane filter.
+void TimelineModel::index_op_names() {
+  const Trace& t = *trace_;
+  std::unordered_map<std::string_view, std::uint32_t> id_of;
+  std::vector<std::uint32_t> op_name(t.ops.size());
+  for (std::uint32_t i = 0; i < t.ops.size(); ++i) {
+    const auto [it, added] =
+        id_of.emplace(t.ops[i].name, static_cast<std::uint32_t>(op_names_lower_.size()));
+    if (added) {
+      std::string lower = t.ops[i].name;
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      op_names_lower_.push_back(std::move(lower));
+    }
+    op_name[i] = it->second;
+  }
+  lane_op_names_.resize(lanes_.size());
+  for (std::uint32_t l = 0; l < lanes_.size(); ++l) {
+    auto& names = lane_op_names_[l];
+    for (const SpanRef& s : lanes_[l].spans) names.push_back(op_name[s.op]);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    names.shrink_to_fit();
+  }
+}
+
+bool TimelineModel::lane_has_op_matching(std::uint32_t lane, const std::string& needle) const {
+  if (lane >= lane_op_names_.size()) return false;
+  return std::any_of(
+      lane_op_names_[lane].begin(), lane_op_names_[lane].end(),
+      [&](std::uint32_t n) { return op_names_lower_[n].find(needle) != std::string::npos; });
+}
+
+std::vector<std::uint32_t> TimelineModel::lanes_under(std::uint32_t row) const {
+  std::vector<std::uint32_t> lanes;
+  for (std::size_t r = row + 1; r < rows_.size(); ++r) {
+    // Rows under a header follow it; the first row whose ancestry does not reach it ends them.
+    std::uint32_t up = rows_[r].parent;
+    while (up != kNoRow && up != row) up = rows_[up].parent;
+    if (up != row) break;
+    if (rows_[r].kind == RowKind::kLane) lanes.push_back(rows_[r].lane);
+  }
+  return lanes;
+}
+
+BusyProfile::BusyProfile(const TimelineModel& model, const std::vector<std::uint32_t>& lanes)
+    : lane_count_(lanes.size()) {
+  // +1 at each span's start, -1 at its end; overlapping spans of one lane count once.
+  std::vector<std::pair<TimeNs, int>> events;
+  for (std::uint32_t l : lanes) {
+    TimeNs open_start = 0, open_end = INT64_MIN;
+    for (const SpanRef& s : model.lane_spans(l).spans) {
+      if (s.start_ns > open_end) {
+        if (open_end > open_start) {
+          events.emplace_back(open_start, 1);
+          events.emplace_back(open_end, -1);
+        }
+        open_start = s.start_ns;
+      }
+      open_end = std::max(open_end, s.end_ns);
+    }
+    if (open_end > open_start) {
+      events.emplace_back(open_start, 1);
+      events.emplace_back(open_end, -1);
+    }
+  }
+  std::sort(events.begin(), events.end());
+  std::int64_t busy = 0;
+  double integral = 0;
+  for (std::size_t i = 0; i < events.size();) {
+    const TimeNs at = events[i].first;
+    if (!at_ns_.empty()) integral += static_cast<double>(busy_.back()) * (at - at_ns_.back());
+    for (; i < events.size() && events[i].first == at; ++i) busy += events[i].second;
+    at_ns_.push_back(at);
+    busy_.push_back(static_cast<std::uint32_t>(busy));
+    integral_.push_back(integral);
+  }
+}
+
+double BusyProfile::integral_at(double t_ns) const {
+  const auto it = std::upper_bound(at_ns_.begin(), at_ns_.end(), t_ns,
+                                   [](double t, TimeNs a) { return t < static_cast<double>(a); });
+  if (it == at_ns_.begin()) return 0;
+  const auto k = static_cast<std::size_t>(it - at_ns_.begin()) - 1;
+  return integral_[k] + static_cast<double>(busy_[k]) * (t_ns - static_cast<double>(at_ns_[k]));
+}
+
+double BusyProfile::mean_busy_fraction(double t0_ns, double t1_ns) const {
+  if (t1_ns <= t0_ns || lane_count_ == 0) return 0;
+  return (integral_at(t1_ns) - integral_at(t0_ns)) / ((t1_ns - t0_ns) * lane_count_);
+}
+
+std::vector<std::pair<TimeNs, TimeNs>> BusyProfile::busy_intervals() const {
+  std::vector<std::pair<TimeNs, TimeNs>> out;
+  for (std::size_t k = 0; k < at_ns_.size(); ++k) {
+    if (busy_[k] == 0) continue;
+    const TimeNs end = k + 1 < at_ns_.size() ? at_ns_[k + 1] : at_ns_[k];
+    if (!out.empty() && out.back().second == at_ns_[k]) {
+      out.back().second = end;
+    } else {
+      out.emplace_back(at_ns_[k], end);
+    }
+  }
+  return out;
 }
 
 void TimelineModel::link_dependencies() {
@@ -223,7 +413,9 @@ std::optional<std::uint32_t> TimelineModel::gating_predecessor(std::uint32_t op)
 }
 
 std::optional<std::uint32_t> TimelineModel::op_at(std::uint32_t lane, double t_ns,
-                                                  double tolerance_ns) const {
+                                                  double tolerance_ns,
+                                                  std::optional<std::uint16_t> slot,
+                                                  std::uint16_t max_slot) const {
   const LaneSpans& ls = lanes_.at(lane);
   const auto lo = static_cast<TimeNs>(t_ns - tolerance_ns) - 1;
   const auto hi = static_cast<TimeNs>(t_ns + tolerance_ns) + 1;
@@ -232,6 +424,7 @@ std::optional<std::uint32_t> TimelineModel::op_at(std::uint32_t lane, double t_n
   for (std::size_t i = ls.first_ending_after(lo); i < ls.spans.size(); ++i) {
     const SpanRef& s = ls.spans[i];
     if (s.start_ns > hi) break;
+    if (slot && std::min(s.slot, max_slot) != *slot) continue;
     // Distance 0 inside the span; otherwise the gap to it. Ties: the shorter span.
     const double dist = t_ns < s.start_ns ? s.start_ns - t_ns
                         : t_ns > s.end_ns ? t_ns - s.end_ns

@@ -8,24 +8,17 @@
 #include <QPainter>
 #include <QRect>
 #include <QString>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "gui/row_layout.hpp"
 #include "gui/time_axis.hpp"
 #include "gui/timeline_model.hpp"
 
 namespace opsim::gui {
-
-struct TimelineStyle {
-  int label_width_px = 190;
-  int title_height_px = 24;
-  int group_height_px = 18;
-  int subgroup_height_px = 15;
-  int lane_height_px = 19;
-  int pane_gap_px = 8;
-  int ruler_height_px = 26;
-};
 
 /// Per-pane decorations on top of the spans.
 struct PaneDecor {
@@ -37,6 +30,10 @@ struct PaneDecor {
   /// (op, its twin) in an overlay: the twin outlined dashed and joined to the op by a line.
   std::optional<std::pair<std::uint32_t, std::uint32_t>> twins;
   std::optional<std::pair<double, double>> selection_ns;  ///< highlighted time range
+  /// What-if: the run before the edit, ghosted under each lane of the same name.
+  std::shared_ptr<const TimelineModel> baseline;
+  QString baseline_note;  ///< the difference to the baseline, shown in the title bar
+  bool stale = false;     ///< the inputs changed since this run: drawn faded, marked so
 };
 
 struct PaintStats {
@@ -45,12 +42,23 @@ struct PaintStats {
   std::size_t merged_runs = 0;    ///< of those, runs of sub-pixel spans
 };
 
-/// Height of a pane (title bar and all rows).
+/// Height of a pane (title bar and all rows, nothing collapsed or filtered).
 int pane_height_px(const TimelineModel& model, const TimelineStyle& style);
 /// Top of row `row` relative to the pane's top; row == rows().size() gives the pane's height.
 int row_top_px(const TimelineModel& model, int row, const TimelineStyle& style);
 /// The row under `y_px` (relative to the pane's top), or -1 on the title bar or below.
 int row_at_px(const TimelineModel& model, int y_px, const TimelineStyle& style);
+
+/// A header kept on screen while its rows scroll under it (index into layout.rows()).
+struct StickyHeader {
+  int layout_index = -1;
+  QRect rect;  ///< widget coordinates
+};
+/// The headers over the rows at the top of the visible area, when the pane's own headers
+/// have scrolled above `visible_top` (widget coordinates); the title bar sits above them.
+std::vector<StickyHeader> sticky_headers(const TimelineModel& model, const RowLayout& layout,
+                                         const QRect& pane_rect, int visible_top,
+                                         const TimelineStyle& style);
 
 /// A fixed colour per op class ("gemm", "reduce", "copy" ...); others hash into a palette.
 QColor color_for_op_class(std::string_view op_class);
@@ -65,5 +73,9 @@ void paint_ruler(QPainter& painter, const TimeAxis& axis, const QRect& rect,
 PaintStats paint_pane(QPainter& painter, const TimelineModel& model, const TimeAxis& axis,
                       const QRect& pane_rect, const QRect& clip, const PaneDecor& decor,
                       const TimelineStyle& style);
+/// The same with rows collapsed and filtered as `layout` says (its height is the pane's).
+PaintStats paint_pane(QPainter& painter, const TimelineModel& model, const RowLayout& layout,
+                      const TimeAxis& axis, const QRect& pane_rect, const QRect& clip,
+                      const PaneDecor& decor, const TimelineStyle& style);
 
 }  // namespace opsim::gui

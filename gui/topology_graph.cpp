@@ -51,6 +51,11 @@ std::optional<std::pair<std::string, std::string>> ends_from_lane_name(const std
 
 using NodeKind = TopologyGraph::NodeKind;
 
+/// A server's cell in the unit plane, and the view's aspect ratio (width / height).
+struct QRectLike {
+  double x0, x1, y0, y1, aspect;
+};
+
 /// The graph being inferred and its servers in order of first appearance.
 struct GraphBuilder {
   TopologyGraph g;
@@ -187,64 +192,118 @@ void add_links(GraphBuilder& b, const Trace& trace) {
   }
 }
 
-int ring_rank(NodeKind kind) {
-  switch (kind) {
-    case NodeKind::kCpu:
-      return 0;
-    case NodeKind::kGpu:
-      return 1;
-    case NodeKind::kDevice:
-      return 2;
-    case NodeKind::kDisk:
-      return 3;
-    default:
-      return 4;
+/// "gpu10" after "gpu9": names compared by their text, then by their trailing number.
+bool natural_less(const std::string& a, const std::string& b) {
+  auto split = [](const std::string& s) {
+    std::size_t d = s.size();
+    while (d > 0 && std::isdigit(static_cast<unsigned char>(s[d - 1]))) --d;
+    const long number = d < s.size() ? std::stol(s.substr(d, 9)) : -1;
+    return std::make_pair(s.substr(0, d), number);
+  };
+  return split(a) < split(b);
+}
+
+/// Per node, the first hub (switch, NIC, fabric) it is linked to, or -1.
+std::vector<int> hub_of_nodes(const TopologyGraph& g) {
+  std::vector<int> hub(g.nodes.size(), -1);
+  for (const auto& e : g.edges) {
+    const bool a_hub = g.nodes[static_cast<std::size_t>(e.a)].kind == NodeKind::kFabric;
+    const bool b_hub = g.nodes[static_cast<std::size_t>(e.b)].kind == NodeKind::kFabric;
+    if (!a_hub && b_hub && hub[static_cast<std::size_t>(e.a)] < 0)
+      hub[static_cast<std::size_t>(e.a)] = e.b;
+    if (a_hub && !b_hub && hub[static_cast<std::size_t>(e.b)] < 0)
+      hub[static_cast<std::size_t>(e.b)] = e.a;
+  }
+  return hub;
+}
+
+/// Places `nodes` on a grid of rows inside [x0, x1] x [y0, y1], left to right, top to bottom,
+/// with cells about as wide as tall in a view of aspect `aspect` (width / height).
+void lay_out_grid(TopologyGraph& g, const std::vector<int>& nodes, double x0, double x1, double y0,
+                  double y1, double aspect) {
+  if (nodes.empty()) return;
+  const double w = (x1 - x0) * aspect, h = y1 - y0;
+  auto cols = static_cast<std::size_t>(
+      std::ceil(std::sqrt(static_cast<double>(nodes.size()) * w / std::max(h, 1e-9))));
+  cols = std::clamp<std::size_t>(cols, 1, nodes.size());
+  const std::size_t rows = (nodes.size() + cols - 1) / cols;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    auto& n = g.nodes[static_cast<std::size_t>(nodes[k])];
+    n.x = x0 + (x1 - x0) * (static_cast<double>(k % cols) + 0.5) / static_cast<double>(cols);
+    n.y = y0 + (y1 - y0) * (static_cast<double>(k / cols) + 0.5) / static_cast<double>(rows);
+    n.cell_w = (x1 - x0) / static_cast<double>(cols);
+    n.cell_h = (y1 - y0) / static_cast<double>(rows);
   }
 }
 
-/// One server's column centred at `cx`: switches and NICs in the middle (a small ring when
-/// there are several); CPUs on top, disks at the bottom, GPUs around.
-void lay_out_server(TopologyGraph& g, const std::string& server, double cx, double col_w) {
-  std::vector<int> members;
-  std::vector<int> hubs;
+/// One server in its cell: CPUs and other hosts along the top, its switches and NICs in a row
+/// under them, then its GPUs (and disks) on a grid, grouped by the switch they hang off so a
+/// switch's GPUs sit together.
+void lay_out_server(TopologyGraph& g, const std::string& server, const QRectLike& cell,
+                    const std::vector<int>& hub_of) {
+  std::vector<int> hosts, hubs, members;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const auto& n = g.nodes[i];
     if (n.server != server) continue;
-    (n.kind == NodeKind::kFabric ? hubs : members).push_back(static_cast<int>(i));
+    const int idx = static_cast<int>(i);
+    if (n.kind == NodeKind::kFabric) {
+      hubs.push_back(idx);
+    } else if (n.kind == NodeKind::kCpu) {
+      hosts.push_back(idx);
+    } else {
+      members.push_back(idx);
+    }
   }
-  for (std::size_t k = 0; k < hubs.size(); ++k) {
-    auto& n = g.nodes[static_cast<std::size_t>(hubs[k])];
-    const double angle =
-        std::numbers::pi * (0.5 + 2.0 * static_cast<double>(k) / static_cast<double>(hubs.size()));
-    const double r = hubs.size() > 1 ? 0.14 : 0.0;
-    n.x = cx + col_w * r * std::cos(angle);
-    n.y = 0.5 + r * 1.4 * std::sin(angle);
-  }
-  // Sorting by kind keeps the ring stable.
+  auto by_name = [&](int a, int b) {
+    return natural_less(g.nodes[static_cast<std::size_t>(a)].name,
+                        g.nodes[static_cast<std::size_t>(b)].name);
+  };
+  std::sort(hosts.begin(), hosts.end(), by_name);
+  std::sort(hubs.begin(), hubs.end(), by_name);
+  std::vector<int> hub_rank(g.nodes.size(), -1);
+  for (std::size_t k = 0; k < hubs.size(); ++k)
+    hub_rank[static_cast<std::size_t>(hubs[k])] = static_cast<int>(k);
   std::stable_sort(members.begin(), members.end(), [&](int a, int b) {
-    return ring_rank(g.nodes[static_cast<std::size_t>(a)].kind) <
-           ring_rank(g.nodes[static_cast<std::size_t>(b)].kind);
+    const int ha = hub_of[static_cast<std::size_t>(a)] < 0
+                       ? -1
+                       : hub_rank[static_cast<std::size_t>(hub_of[static_cast<std::size_t>(a)])];
+    const int hb = hub_of[static_cast<std::size_t>(b)] < 0
+                       ? -1
+                       : hub_rank[static_cast<std::size_t>(hub_of[static_cast<std::size_t>(b)])];
+    if (ha != hb) return ha < hb;
+    return by_name(a, b);
   });
-  const double radius_x = col_w * 0.36;
-  for (std::size_t k = 0; k < members.size(); ++k) {
-    const double angle = -std::numbers::pi / 2 + 2 * std::numbers::pi * static_cast<double>(k) /
-                                                     static_cast<double>(members.size());
-    auto& n = g.nodes[static_cast<std::size_t>(members[k])];
-    n.x = cx + radius_x * std::cos(angle);
-    n.y = 0.5 + 0.38 * std::sin(angle);
+  const double h = cell.y1 - cell.y0;
+  double top = cell.y0;
+  if (!hosts.empty()) {
+    lay_out_grid(g, hosts, cell.x0, cell.x1, top, top + 0.16 * h, cell.aspect);
+    top += 0.2 * h;
   }
+  if (!hubs.empty()) {
+    lay_out_grid(g, hubs, cell.x0, cell.x1, top, top + 0.16 * h, cell.aspect);
+    top += 0.24 * h;
+  }
+  lay_out_grid(g, members, cell.x0, cell.x1, top, cell.y1, cell.aspect);
 }
 
 }  // namespace
 
-TopologyGraph infer_topology(const Trace& trace) {
+TopologyGraph infer_topology(const Trace& trace, double aspect) {
   GraphBuilder b;
   add_devices(b, trace);
   add_links(b, trace);
-  // Servers in columns.
-  const double col_w = 1.0 / std::max<std::size_t>(b.servers.size(), 1);
+  // Servers on a grid of cells, each cell laid out by its switches.
+  const std::size_t servers = std::max<std::size_t>(b.servers.size(), 1);
+  auto cols = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(servers) / aspect)));
+  cols = std::clamp<std::size_t>(cols, 1, servers);
+  const std::size_t rows = (servers + cols - 1) / cols;
+  const std::vector<int> hub_of = hub_of_nodes(b.g);
   for (std::size_t s = 0; s < b.servers.size(); ++s) {
-    lay_out_server(b.g, b.servers[s], col_w * (s + 0.5), col_w);
+    const double cw = 1.0 / static_cast<double>(cols), ch = 1.0 / static_cast<double>(rows);
+    const double x0 = cw * static_cast<double>(s % cols), y0 = ch * static_cast<double>(s / cols);
+    const QRectLike cell{x0 + 0.04 * cw, x0 + 0.96 * cw, y0 + 0.12 * ch, y0 + 0.96 * ch, aspect};
+    lay_out_server(b.g, b.servers[s], cell, hub_of);
+    b.g.servers.push_back({b.servers[s], x0, y0, x0 + cw, y0 + ch});
   }
   return b.g;
 }

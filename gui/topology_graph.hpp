@@ -19,7 +19,8 @@ struct TopologyGraph {
     std::string name;
     std::string server;
     NodeKind kind = NodeKind::kDevice;
-    double x = 0, y = 0;  ///< layout in a unit-free plane (see layout())
+    double x = 0, y = 0;            ///< layout in a unit-free plane (see layout())
+    double cell_w = 0, cell_h = 0;  ///< the room the layout gave it, in the same plane
   };
   struct Edge {
     std::string link;
@@ -27,14 +28,22 @@ struct TopologyGraph {
     std::vector<std::uint32_t> lanes;  ///< the link's lanes (one per direction) in the trace
     double capacity_bytes_per_s = 0;   ///< per direction
   };
+  /// A server's cell in the layout: its devices and switches lie inside.
+  struct Server {
+    std::string name;
+    double x0 = 0, y0 = 0, x1 = 1, y1 = 1;
+  };
   std::vector<Node> nodes;
   std::vector<Edge> edges;
+  std::vector<Server> servers;
 
   int find(const std::string& name) const;
 };
 
-/// Infers devices and links from `trace` and lays them out: servers side by side, each a
-/// ring of devices around its fabric node; coordinates in [0, 1] x [0, 1].
-TopologyGraph infer_topology(const Trace& trace);
+/// Infers devices and links from `trace` and lays them out for a view `aspect` times as wide
+/// as tall: servers on a grid of cells; in each, CPUs on top, then its switches and NICs, then
+/// its GPUs on a grid grouped by the switch they hang off (name order: gpu2 before gpu10);
+/// coordinates in [0, 1] x [0, 1].
+TopologyGraph infer_topology(const Trace& trace, double aspect = 2.5);
 
 }  // namespace opsim::gui

@@ -1,5 +1,6 @@
-// Draws a TopologyGraph; link colour is its utilization over the selected time range (the
-// whole trace when none), the busier direction counting.
+// Draws a TopologyGraph laid out by server and switch; link colour is its utilization over the
+// selected time range (the whole trace when none), the busier direction counting. Names are
+// drawn only where they fit, so 64 or 1,024 GPUs stay a readable grid of boxes or dots.
 #pragma once
 
 #include <QWidget>
@@ -27,11 +28,22 @@ class TopologyView : public QWidget {
   const std::vector<double>& edge_utilization() const { return utilization_; }
 
   QSize sizeHint() const override { return {600, 320}; }
+  /// Nodes drawn with their name at the last paint.
+  int labels_shown() const { return labels_shown_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  QRectF plot_area() const;
+  double plot_aspect() const;
+  void relayout();
+  void paint_servers(QPainter& p, const QRectF& area);
+  void paint_node(QPainter& p, const TopologyGraph::Node& n, QPointF center, const QRectF& area);
+
+  double laid_out_aspect_ = 2.5;
+  int labels_shown_ = 0;
   std::shared_ptr<const TimelineModel> model_;
   QString title_;
   TopologyGraph graph_;

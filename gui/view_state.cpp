@@ -26,6 +26,35 @@ void ViewState::fit(double end_ns) {
   emit axis_changed();
 }
 
+void ViewState::show_range(double begin_ns, double end_ns) {
+  if (!(end_ns > begin_ns)) return;
+  axis_.fit(begin_ns, end_ns, plot_width_px_);
+  emit axis_changed();
+}
+
+void ViewState::toggle_collapsed(const std::string& key) {
+  if (rows_.collapsed.erase(key) == 0) rows_.collapsed.insert(key);
+  emit rows_changed();
+}
+
+void ViewState::set_collapsed(std::set<std::string> keys) {
+  if (keys == rows_.collapsed) return;
+  rows_.collapsed = std::move(keys);
+  emit rows_changed();
+}
+
+void ViewState::set_filter(const std::string& text) {
+  if (text == rows_.filter) return;
+  rows_.filter = text;
+  emit rows_changed();
+}
+
+void ViewState::set_show_counters(bool show) {
+  if (show == rows_.show_counters) return;
+  rows_.show_counters = show;
+  emit rows_changed();
+}
+
 void ViewState::set_selection(std::optional<std::pair<double, double>> range_ns) {
   if (range_ns && range_ns->second < range_ns->first) std::swap(range_ns->first, range_ns->second);
   selection_ns_ = range_ns;

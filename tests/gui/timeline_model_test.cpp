@@ -23,6 +23,7 @@ TEST(TimelineModel, RowsGoServerDeviceLaneThenLinks) {
   for (const TimelineRow& r : m.rows()) labels.push_back(r.label);
   const std::vector<std::string> expected{
       "server0",        "gpu0",           "compute0",       "copy-out",       "copy-in",
+      "memory",  // gpu0's memory counter, under its lanes
       "gpu1",           "compute0",       "copy-out",       "copy-in",        "gpu2",
       "compute0",       "copy-out",       "copy-in",        "gpu3",           "compute0",
       "copy-out",       "copy-in",        "cpu0",           "host",           "Links",
@@ -39,11 +40,11 @@ TEST(TimelineModel, IdleLanesAndTheirHeadersCanBeHidden) {
   std::vector<std::string> labels;
   for (const TimelineRow& r : m.rows()) labels.push_back(r.label);
   const std::vector<std::string> expected{
-      "server0",        "gpu0",           "compute0",      "gpu1",           "copy-out",
-      "copy-in",        "gpu2",           "copy-out",      "copy-in",        "gpu3",
-      "copy-out",       "copy-in",        "cpu0",          "host",           "Links",
-      "pcie_gpu0 up",   "pcie_gpu0 down", "pcie_gpu1 up",  "pcie_gpu1 down", "pcie_gpu2 up",
-      "pcie_gpu2 down", "pcie_gpu3 up",   "pcie_gpu3 down"};
+      "server0",      "gpu0",           "compute0",       "memory",        "gpu1",
+      "copy-out",     "copy-in",        "gpu2",           "copy-out",      "copy-in",
+      "gpu3",         "copy-out",       "copy-in",        "cpu0",          "host",
+      "Links",        "pcie_gpu0 up",   "pcie_gpu0 down", "pcie_gpu1 up",  "pcie_gpu1 down",
+      "pcie_gpu2 up", "pcie_gpu2 down", "pcie_gpu3 up",   "pcie_gpu3 down"};
   EXPECT_EQ(labels, expected);
   EXPECT_EQ(row_showing(m, 21), -1);  // pcie_cpu0 up
 }

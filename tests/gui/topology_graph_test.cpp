@@ -94,3 +94,63 @@ TEST(TopologyGraph, LaneNamesWithEndsGiveTheExactGraph) {
 
 }  // namespace
 }  // namespace opsim::gui
+
+namespace opsim::gui {
+namespace {
+
+// 64 GPUs behind 16 PCIe switches (4 each) under a root switch, as the engine names lanes.
+Trace switch_tree_trace(int gpus) {
+  Trace t;
+  for (int g = 0; g < gpus; ++g) {
+    const std::string d = "gpu" + std::to_string(g);
+    t.lanes.push_back({d + "/compute0", "server0", d, LaneKind::kCompute, 0});
+  }
+  for (int g = 0; g < gpus; ++g) {
+    const std::string d = "gpu" + std::to_string(g), sw = "sw" + std::to_string(g / 4);
+    t.lanes.push_back(
+        {"pcie_" + d + " " + d + "→" + sw, "server0", "pcie_" + d, LaneKind::kLink, 16e9});
+  }
+  for (int s = 0; s < gpus / 4; ++s) {
+    const std::string sw = "sw" + std::to_string(s);
+    t.lanes.push_back(
+        {"pcie_" + sw + " " + sw + "→root", "server0", "pcie_" + sw, LaneKind::kLink, 16e9});
+  }
+  return t;
+}
+
+TEST(TopologyGraph, GpusSitOnAGridGroupedByTheirSwitch) {
+  const TopologyGraph g = infer_topology(switch_tree_trace(64));
+  // Reading order of the GPUs on the grid (top to bottom, left to right).
+  std::vector<const TopologyGraph::Node*> gpus;
+  for (const auto& n : g.nodes) {
+    if (n.kind == TopologyGraph::NodeKind::kGpu) gpus.push_back(&n);
+  }
+  ASSERT_EQ(gpus.size(), 64u);
+  std::sort(gpus.begin(), gpus.end(),
+            [](auto* a, auto* b) { return a->y != b->y ? a->y < b->y : a->x < b->x; });
+  // Switch by switch (sw0's four, then sw1's ...), in name order within one: gpu0..gpu63.
+  for (std::size_t k = 0; k < gpus.size(); ++k) EXPECT_EQ(gpus[k]->name, "gpu" + std::to_string(k));
+  // Switches sit in a band above the GPUs.
+  const double highest_gpu = gpus.front()->y;
+  for (const auto& n : g.nodes) {
+    if (n.kind == TopologyGraph::NodeKind::kFabric) {
+      EXPECT_LT(n.y, highest_gpu) << n.name;
+    }
+  }
+}
+
+TEST(TopologyView, NamesOnlyWhereTheyFit) {
+  TopologyView view;
+  view.resize(1600, 600);
+  view.show_trace(std::make_shared<TimelineModel>(std::make_shared<Trace>(switch_tree_trace(64))),
+                  "64", std::nullopt);
+  (void)view.grab();
+  EXPECT_EQ(view.labels_shown(), 64 + 17);  // every GPU and switch named at 64 GPUs
+  view.show_trace(std::make_shared<TimelineModel>(std::make_shared<Trace>(switch_tree_trace(1024))),
+                  "1024", std::nullopt);
+  (void)view.grab();
+  EXPECT_EQ(view.labels_shown(), 0);  // 1,024 GPUs: boxes without names, no pile of text
+}
+
+}  // namespace
+}  // namespace opsim::gui
