@@ -9,11 +9,16 @@ namespace opsim {
 
 std::string_view to_string(DeviceKind kind) {
   switch (kind) {
-    case DeviceKind::kCpu: return "cpu";
-    case DeviceKind::kGpu: return "gpu";
-    case DeviceKind::kSwitch: return "switch";
-    case DeviceKind::kNic: return "nic";
-    case DeviceKind::kDisk: return "disk";
+    case DeviceKind::kCpu:
+      return "cpu";
+    case DeviceKind::kGpu:
+      return "gpu";
+    case DeviceKind::kSwitch:
+      return "switch";
+    case DeviceKind::kNic:
+      return "nic";
+    case DeviceKind::kDisk:
+      return "disk";
   }
   return "cpu";
 }
@@ -31,6 +36,7 @@ Machine::Machine(std::string name)
 Machine::Machine(const Machine& other)
     : name_(other.name_),
       description_(other.description_),
+      collectives_(other.collectives_),
       node_names_(other.node_names_),
       devices_(other.devices_),
       links_(other.links_),

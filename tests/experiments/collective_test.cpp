@@ -1,7 +1,10 @@
-// The ring collectives simulated on nvlink-ring:N and the book's PCIe server, against their
-// closed forms: allreduce 2(n-1)/n * S/B, reduce-scatter and all-gather (n-1)/n * S/B,
-// pipelined broadcast and reduce of k pieces (k+n-2)/k * S/B, all-to-all (n-1)/n * S/B
-// through one switch. Each run is forked (simulate_isolated).
+// The collectives simulated against their closed forms. With the `wire` protocol (links
+// alone) on the book's PCIe server (one ring): allreduce 2(n-1)/n * S/B, reduce-scatter and
+// all-gather (n-1)/n * S/B, pipelined broadcast and reduce of k pieces (k+n-2)/k * S/B,
+// all-to-all (n-1)/n * S/B through one switch; on nvlink-ring:N the ring runs both ways (two
+// channels), halving those. Then NCCL's protocols (latency per step, efficiency), the tree,
+// NVLS, hierarchical, send/recv and the tuner's choices. Each run is forked
+// (simulate_isolated).
 #include "experiments/collectives/collective.hpp"
 
 #include <gtest/gtest.h>
@@ -16,11 +19,13 @@ namespace {
 constexpr double kNvlink = 25e9;  // nvlink-ring:N, per direction
 constexpr double kPcie = 16e9;    // pcie-switch-4gpu, per direction
 
-double simulate_s(const Machine& machine, std::string_view op, double bytes,
-                  std::size_t chunks = 0) {
+double simulate_s(const Machine& machine, std::string_view op, double bytes, std::size_t chunks = 0,
+                  std::string algorithm = "", std::string protocol = "wire") {
   CollectiveOptions options;
   options.bytes = bytes;
   options.chunks = chunks;
+  options.algorithm = std::move(algorithm);
+  options.protocol = std::move(protocol);
   const CollectivePlan plan = make_collective(op, machine, options);
   return simulate_isolated(machine, plan.graph).makespan_s;
 }
@@ -30,29 +35,33 @@ void expect_time(double actual, double expected, int line = __builtin_LINE()) {
   EXPECT_NEAR(actual, expected, 1e-6 * expected);
 }
 
-TEST(Collectives, RingAllreduceOnNvlinkRingsTakes2NMinus1OverNTimesSOverB) {
+TEST(Collectives, RingAllreduceOnNvlinkRingsRunsBothWays) {
+  // Two GPUs share one link: one ring, 2(n-1)/n * S/B. More: the ring and its reverse, each
+  // with half of S, so 2(n-1)/n * S/(2B).
   for (int n : {2, 4, 8}) {
     const Machine m = resolve_topology("nvlink-ring:" + std::to_string(n));
     const double s = 64e6;
+    const double b = n == 2 ? kNvlink : 2 * kNvlink;
     SCOPED_TRACE(n);
-    expect_time(simulate_s(m, "allreduce", s), 2.0 * (n - 1) / n * s / kNvlink);
-    expect_time(simulate_s(m, "reduce_scatter", s), 1.0 * (n - 1) / n * s / kNvlink);
-    expect_time(simulate_s(m, "all_gather", s), 1.0 * (n - 1) / n * s / kNvlink);
+    expect_time(simulate_s(m, "allreduce", s, 0, "ring"), 2.0 * (n - 1) / n * s / b);
+    expect_time(simulate_s(m, "reduce_scatter", s), 1.0 * (n - 1) / n * s / b);
+    expect_time(simulate_s(m, "all_gather", s), 1.0 * (n - 1) / n * s / b);
   }
 }
 
 TEST(Collectives, PipelinedBroadcastAndReduceTakeKPlusNMinus2PieceTimes) {
   const Machine m = resolve_topology("nvlink-ring:4");
   const double s = 64e6;
-  expect_time(simulate_s(m, "broadcast", s, 16), (16.0 + 2) / 16 * s / kNvlink);
-  expect_time(simulate_s(m, "reduce", s, 16), (16.0 + 2) / 16 * s / kNvlink);
-  expect_time(simulate_s(m, "broadcast", s, 1), 3 * s / kNvlink);  // no pipeline: n-1 hops
+  const double half = s / 2;  // each way round the ring
+  expect_time(simulate_s(m, "broadcast", s, 16), (16.0 + 2) / 16 * half / kNvlink);
+  expect_time(simulate_s(m, "reduce", s, 16), (16.0 + 2) / 16 * half / kNvlink);
+  expect_time(simulate_s(m, "broadcast", s, 1), 3 * half / kNvlink);  // no pipeline: n-1 hops
   // By default pieces of 128 KiB: 64 MB is 489 pieces; at most 4096.
   EXPECT_EQ(pipeline_chunks(s), 489u);
   EXPECT_EQ(pipeline_chunks(8), 1u);
   EXPECT_EQ(pipeline_chunks(8e9), 4096u);
   // Each piece's time is rounded to whole nanoseconds: up to 1 ns per piece.
-  EXPECT_NEAR(simulate_s(m, "broadcast", s), (489.0 + 2) / 489 * s / kNvlink, 491e-9);
+  EXPECT_NEAR(simulate_s(m, "broadcast", s), (489.0 + 2) / 489 * half / kNvlink, 491e-9);
 }
 
 TEST(Collectives, BooksPcieServer) {
@@ -72,6 +81,7 @@ TEST(Collectives, GraphsHoldCopiesOnlyReductionsAreFused) {
   for (std::string_view op : collective_names()) {
     CollectiveOptions options;
     options.chunks = 4;
+    options.protocol = "Simple";
     const CollectivePlan plan = make_collective(op, m, options);
     std::size_t copies = 0;
     for (OpId id = 0; id < plan.graph.size(); ++id)
@@ -80,10 +90,16 @@ TEST(Collectives, GraphsHoldCopiesOnlyReductionsAreFused) {
   }
   CollectiveOptions options;
   options.chunks = 4;
-  EXPECT_EQ(make_collective("allreduce", m, options).graph.size(), 2u * 3 * 4);
-  EXPECT_EQ(make_collective("all_gather", m, options).graph.size(), 3u * 4);
-  EXPECT_EQ(make_collective("broadcast", m, options).graph.size(), 3u * 4);
+  options.algorithm = "ring";
+  // Two channels (the ring both ways) of 2(n-1) steps of n copies.
+  EXPECT_EQ(make_collective("allreduce", m, options).graph.size(), 2u * 2 * 3 * 4);
+  EXPECT_EQ(make_collective("all_gather", m, options).graph.size(), 2u * 3 * 4);
+  EXPECT_EQ(make_collective("broadcast", m, options).graph.size(), 2u * 3 * 4);
+  options.algorithm = "tree";  // two chains of 3 hops, up and down, 4 pieces
+  EXPECT_EQ(make_collective("allreduce", m, options).graph.size(), 2u * 2 * 3 * 4);
+  options.algorithm = "direct";
   EXPECT_EQ(make_collective("all_to_all", m, options).graph.size(), 4u * 3);
+  EXPECT_EQ(make_collective("sendrecv", m, options).graph.size(), 4u);
 }
 
 TEST(Collectives, BusFactorsAreNcclTests) {
@@ -93,6 +109,7 @@ TEST(Collectives, BusFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(bus_factor("all_to_all", 2), 0.5);
   EXPECT_DOUBLE_EQ(bus_factor("broadcast", 8), 1.0);
   EXPECT_DOUBLE_EQ(bus_factor("reduce", 8), 1.0);
+  EXPECT_DOUBLE_EQ(bus_factor("sendrecv", 8), 1.0);
   EXPECT_THROW(bus_factor("gather", 8), InputError);
 }
 
@@ -100,12 +117,17 @@ TEST(Collectives, BadRequestsAreInputErrors) {
   const Machine m = resolve_topology("nvlink-ring:4");
   CollectiveOptions options;
   EXPECT_THROW(make_collective("allgather", m, options), InputError);
-  options.algorithm = "tree";
+  options.algorithm = "trees";
   EXPECT_THROW(make_collective("allreduce", m, options), InputError);
-  options.algorithm = "direct";  // all_to_all's only
+  options.algorithm = "tree";  // allreduce only
+  EXPECT_THROW(make_collective("broadcast", m, options), InputError);
+  options.algorithm = "direct";  // all_to_all's and sendrecv's only
   EXPECT_THROW(make_collective("allreduce", m, options), InputError);
   options.algorithm = "ring";
   EXPECT_THROW(make_collective("all_to_all", m, options), InputError);
+  options.protocol = "LL256";
+  EXPECT_THROW(make_collective("allreduce", m, options), InputError);
+  options.protocol = "";
   EXPECT_EQ(collective_algorithms("all_to_all"), std::vector<std::string_view>{"direct"});
   EXPECT_EQ(collective_algorithms("reduce"), std::vector<std::string_view>{"ring"});
   options.bytes = 0;
