@@ -86,12 +86,12 @@ std::vector<std::vector<DeviceId>> gpus_by_node(const Machine& machine,
   return nodes;
 }
 
-DeviceId reducing_switch(const Machine& machine, std::span<const DeviceId> gpus) {
+DeviceId shared_switch(const Machine& machine, std::span<const DeviceId> gpus, bool reducing) {
   for (LinkId link : machine.links_of(gpus.front())) {
     const Link& l = machine.link(link);
     const DeviceId other = l.a == gpus.front() ? l.b : l.a;
     const Device& device = machine.device(other);
-    if (device.kind != DeviceKind::kSwitch || !device.reduces_in_switch) continue;
+    if (device.kind != DeviceKind::kSwitch || (reducing && !device.reduces_in_switch)) continue;
     const bool reaches_all = std::all_of(gpus.begin(), gpus.end(), [&](DeviceId gpu) {
       for (LinkId own : machine.links_of(gpu)) {
         const Link& o = machine.link(own);

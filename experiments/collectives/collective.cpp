@@ -79,9 +79,13 @@ std::string why_not(const Request& r, std::string_view algorithm) {
              "modelled); the GPUs are on " +
              std::to_string(r.servers.size()) + " servers of " + name +
              ": use tree or hierarchical";
-    if (collectives::reducing_switch(r.machine, r.gpus) == kNoDevice)
+    if (collectives::shared_switch(r.machine, r.gpus, true) == kNoDevice) {
+      const DeviceId shared = collectives::shared_switch(r.machine, r.gpus, false);
       return "nvls needs an NVSwitch that reduces in the switch (in_switch_reduction: true); " +
-             name + "'s GPUs share none";
+             r.machine.name() +
+             (shared == kNoDevice ? "'s GPUs share no switch"
+                                  : "'s switch " + r.machine.device(shared).name + " does not");
+    }
   }
   if (algorithm == "hierarchical") {
     if (r.servers.size() < 2)
@@ -299,11 +303,11 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
     } else if (op == "broadcast" || op == "reduce") {
       const std::size_t chunks =
           options.chunks > 0 ? options.chunks : pipeline_chunks(options.bytes);
-      collectives::add_pipeline(builder, op, gpus, options.bytes, chunks);
+      plan.order = collectives::add_pipeline(builder, op, gpus, options.bytes, chunks);
     } else {
-      collectives::add_ring(builder, op, gpus, options.bytes);
+      plan.order = collectives::add_ring(builder, op, gpus, options.bytes);
     }
-    plan.order = collectives::ring_channels(machine, gpus).front().order;
+    if (plan.order.empty()) plan.order = request.gpus;
     if (options.gpus_per_thread > 1)
       add_launches(machine, gpus, options.gpus_per_thread, plan.graph);
   } catch (const std::invalid_argument& e) {  // e.g. no route between two GPUs

@@ -47,9 +47,10 @@ struct CollectiveOptions {
 
 struct CollectivePlan {
   OpGraph graph;
-  std::vector<DeviceId> order;  ///< the GPUs in the first ring's order (order[0] is the root)
-  std::string algorithm;        ///< the algorithm built (auto's choice)
-  std::string protocol;         ///< the protocol built (auto's choice)
+  /// The GPUs in the first ring's order (ring algorithms), else as given; order[0] is the root.
+  std::vector<DeviceId> order;
+  std::string algorithm;  ///< the algorithm built (auto's choice)
+  std::string protocol;   ///< the protocol built (auto's choice)
   /// The tuner's estimate of the time (latency + transfer), seconds; what auto compared.
   double estimate_s = 0;
   std::string summary;  ///< one line: collective, algorithm, protocol, GPUs, size, ops

@@ -83,11 +83,13 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
                      int stream, std::size_t first_step, std::size_t end_step, Gates gates,
                      bool starts);
 
-// Generators: each adds its collective of S = `bytes` over `gpus` to the builder's graph.
-void add_ring(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
-              double bytes);
-void add_pipeline(StepBuilder& builder, std::string_view op, std::span<const DeviceId> chain,
-                  double bytes, std::size_t chunks);
+// Generators: each adds its collective of S = `bytes` over `gpus` to the builder's graph;
+// the ring ones return their first ring's order.
+std::vector<DeviceId> add_ring(StepBuilder& builder, std::string_view op,
+                               std::span<const DeviceId> gpus, double bytes);
+std::vector<DeviceId> add_pipeline(StepBuilder& builder, std::string_view op,
+                                   std::span<const DeviceId> chain, double bytes,
+                                   std::size_t chunks);
 void add_tree(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
               double bytes, std::size_t chunks);
 void add_nvls(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);
@@ -105,7 +107,8 @@ double tree_transfer_s(const Machine& machine, std::span<const DeviceId> gpus, d
 /// The GPUs grouped by server (Device::node), servers in first-seen order.
 std::vector<std::vector<DeviceId>> gpus_by_node(const Machine& machine,
                                                 std::span<const DeviceId> gpus);
-/// The switch every GPU of `gpus` reaches directly that reduces in the switch, or kNoDevice.
-DeviceId reducing_switch(const Machine& machine, std::span<const DeviceId> gpus);
+/// A switch every GPU of `gpus` links to directly (`reducing`: one that reduces in the
+/// switch), or kNoDevice.
+DeviceId shared_switch(const Machine& machine, std::span<const DeviceId> gpus, bool reducing);
 
 }  // namespace opsim::collectives

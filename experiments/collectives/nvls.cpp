@@ -4,7 +4,9 @@
 // whole buffer plus one shard each way, S(n+1)/n, against a ring's 2(n-1)/n * S. opsim's
 // copies join memories, not switches, so the graph spreads those port loads over direct
 // GPU-to-GPU copies of S(n+1)/(n(n-1)) each, which load every port exactly so; the switch's
-// reduction runs at nvls_efficiency of the NVLink rate (NCCL's nvlsEfficiency).
+// reduction runs at nvls_efficiency of the NVLink rate (NCCL's nvlsEfficiency). The copies
+// go in rounds of peer offset k on one stream per GPU: each round is a permutation, so every
+// port carries one copy each way at a time.
 #include "experiments/collectives/collective_common.hpp"
 
 namespace opsim::collectives {
@@ -20,7 +22,7 @@ void add_nvls(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t j = (i + k) % n;
       name.clear().text("nvls ").number(i).text("→").number(j);
-      builder.copy(gpus[i], gpus[j], piece, name.view(), static_cast<int>(k - 1), true);
+      builder.copy(gpus[i], gpus[j], piece, name.view(), 0, k == 1);
     }
 }
 

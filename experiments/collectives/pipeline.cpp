@@ -33,8 +33,9 @@ void add_chain(StepBuilder& builder, std::string_view op, std::span<const Device
 
 }  // namespace
 
-void add_pipeline(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
-                  double bytes, std::size_t chunks) {
+std::vector<DeviceId> add_pipeline(StepBuilder& builder, std::string_view op,
+                                   std::span<const DeviceId> gpus, double bytes,
+                                   std::size_t chunks) {
   const std::vector<Channel> channels = ring_channels(builder.machine(), gpus);
   for (std::size_t c = 0; c < channels.size(); ++c) {
     std::vector<DeviceId> chain = channels[c].order;
@@ -44,6 +45,7 @@ void add_pipeline(StepBuilder& builder, std::string_view op, std::span<const Dev
     if (op == "reduce") std::rotate(chain.begin(), chain.begin() + 1, chain.end());
     add_chain(builder, op, chain, bytes * channels[c].share, chunks, static_cast<int>(c));
   }
+  return channels.front().order;
 }
 
 }  // namespace opsim::collectives

@@ -29,8 +29,8 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
   return gates;
 }
 
-void add_ring(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
-              double bytes) {
+std::vector<DeviceId> add_ring(StepBuilder& builder, std::string_view op,
+                               std::span<const DeviceId> gpus, double bytes) {
   const std::size_t n = gpus.size();
   const std::size_t first = op == "all_gather" ? n - 1 : 0;
   const std::size_t end = op == "reduce_scatter" ? n - 1 : 2 * (n - 1);
@@ -38,6 +38,7 @@ void add_ring(StepBuilder& builder, std::string_view op, std::span<const DeviceI
   for (std::size_t c = 0; c < channels.size(); ++c)
     add_ring_steps(builder, channels[c].order, bytes * channels[c].share, static_cast<int>(c),
                    first, end, {}, true);
+  return channels.front().order;
 }
 
 double ring_transfer_s(const Machine& machine, std::string_view op, std::span<const DeviceId> gpus,

@@ -58,7 +58,9 @@ void add_one_tree(StepBuilder& builder, std::span<const DeviceId> gpus, const Tr
                   double bytes, std::size_t chunks) {
   const std::size_t n = gpus.size();
   const double piece = bytes / static_cast<double>(chunks);
-  const int up_stream = 4 * which;
+  // Three copy streams per tree: up, down to the first child, down to the others (a chain
+  // head's children across servers share one), so both trees fit six copy engines.
+  const int up_stream = 3 * which;
   std::vector<OpId> up(n, 0), down(n, 0), last_up(n, 0);
   std::vector<std::vector<OpId>> last_down(n);
   sync::NameBuffer name;
@@ -81,7 +83,7 @@ void add_one_tree(StepBuilder& builder, std::span<const DeviceId> gpus, const Tr
         const std::size_t child = tree.children[v][j];
         name.clear().text(which == 0 ? "t0 dn c" : "t1 dn c").number(c);
         const OpId send = builder.copy(gpus[v], gpus[child], piece, name.view(),
-                                       up_stream + 1 + static_cast<int>(j), false, head_piece);
+                                       up_stream + (j == 0 ? 1 : 2), false, head_piece);
         if (tree.parent[v] == kRoot)
           for (std::size_t grandchild : tree.children[v]) builder.after(up[grandchild], send);
         else
