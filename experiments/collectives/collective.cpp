@@ -197,6 +197,17 @@ Choice choose(const Request& r, const std::string& algorithm, const std::string&
   return best;
 }
 
+// Pieces for a pipeline of `hops` hops moving `bytes`: each piece pays its route's latency
+// on its copy stream, so k pieces take about (k + hops - 1)(L + bytes/(k B)); the best k is
+// sqrt((hops - 1) bytes / (B L)). Without latency, pipeline_chunks' 128 KiB pieces.
+std::size_t pipeline_pieces(double bytes, double hops, double bytes_per_s, double latency_s,
+                            double most_pieces) {
+  const double most = std::min(static_cast<double>(pipeline_chunks(bytes)), most_pieces);
+  if (latency_s <= 0) return static_cast<std::size_t>(std::max(1.0, most));
+  const double best = std::sqrt(std::max(0.0, hops - 1) * bytes / (bytes_per_s * latency_s));
+  return static_cast<std::size_t>(std::clamp(std::round(best), 1.0, std::max(1.0, most)));
+}
+
 // nccl-tests with -g G: one thread launches the G GPUs' kernels in turn; an iteration of the
 // back-to-back loop lasts at least those launches, whatever the GPUs do meanwhile.
 void add_launches(const Machine& machine, std::span<const DeviceId> gpus, int gpus_per_thread,
@@ -286,11 +297,17 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
                                      choice.protocol);
     const std::span<const DeviceId> gpus = request.gpus;
     const std::size_t n = gpus.size();
+    // A pipeline's hop: the first two GPUs' route.
+    const double hop_latency_s = machine.route_latency_s(gpus[0], gpus[1]);
+    const double hop_bytes_per_s = machine.route_bytes_per_s(gpus[0], gpus[1]);
     if (choice.algorithm == "tree") {
-      const double most = std::max(1.0, std::floor(kMostTreeCopies / (4.0 * n)));
-      const std::size_t chunks = options.chunks > 0 ? options.chunks
-                                                    : std::min(pipeline_chunks(options.bytes / 2),
-                                                               static_cast<std::size_t>(most));
+      const double depth = static_cast<double>(request.servers.front().size() - 1) +
+                           std::ceil(std::log2(static_cast<double>(request.servers.size())));
+      const std::size_t chunks =
+          options.chunks > 0
+              ? options.chunks
+              : pipeline_pieces(options.bytes / 2, 2 * depth, hop_bytes_per_s, hop_latency_s,
+                                std::max(1.0, std::floor(kMostTreeCopies / (4.0 * n))));
       collectives::add_tree(builder, op, gpus, options.bytes, chunks);
     } else if (choice.algorithm == "nvls") {
       collectives::add_nvls(builder, gpus, options.bytes);
@@ -301,8 +318,10 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
     } else if (op == "sendrecv") {
       collectives::add_sendrecv(builder, gpus, options.bytes);
     } else if (op == "broadcast" || op == "reduce") {
-      const std::size_t chunks =
-          options.chunks > 0 ? options.chunks : pipeline_chunks(options.bytes);
+      const std::size_t chunks = options.chunks > 0
+                                     ? options.chunks
+                                     : pipeline_pieces(options.bytes, static_cast<double>(n - 1),
+                                                       hop_bytes_per_s, hop_latency_s, 4096);
       plan.order = collectives::add_pipeline(builder, op, gpus, options.bytes, chunks);
     } else {
       plan.order = collectives::add_ring(builder, op, gpus, options.bytes);

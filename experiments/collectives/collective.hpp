@@ -36,7 +36,8 @@ struct CollectiveOptions {
   /// LL, LL128, Simple, wire (the links alone, no protocol cost) or auto; empty: auto
   std::string protocol;
   /// broadcast, reduce and tree: pieces the buffer is cut into for the pipeline; 0: by size
-  /// (pipeline_chunks).
+  /// and the hop's latency (pipeline_chunks' 128 KiB pieces on latency-free links, else the
+  /// k that minimizes (k + hops - 1)(L + S/(k B))).
   std::size_t chunks = 0;
   /// nccl-tests' -g: GPUs one host thread drives (1 to the GPU count). Above 1 the thread
   /// launches their kernels one after another, GpuModel::launch_s each, and since nccl-tests
