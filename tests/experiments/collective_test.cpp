@@ -236,6 +236,12 @@ TEST(Collectives, HierarchicalBeatsTheRingWhereTheNicsAreNarrow) {
   const double ring = simulate_s(m, "allreduce", s, 0, "ring");
   EXPECT_GE(ring, 2 * 15.0 / 16 * s / 8 / 12.5e9);
   EXPECT_LT(hierarchical, 0.75 * ring);
+  // At NDR's 50 GB/s the NICs are no longer narrow: the hierarchy's phases, one after
+  // another, lose to the ring.
+  const Machine ndr = resolve_topology("ib-cluster:2x8");
+  const double ndr_hierarchical = simulate_s(ndr, "allreduce", s, 0, "hierarchical");
+  EXPECT_NEAR(ndr_hierarchical, 2 * 7.0 / 8 * s / 450e9 + s / 8 / 50e9, 5e-3 * ndr_hierarchical);
+  EXPECT_GT(ndr_hierarchical, simulate_s(ndr, "allreduce", s, 0, "ring"));
   // One server has no hierarchy.
   EXPECT_THROW((void)plan_of(resolve_topology("dgx-h100"), s, "hierarchical"), InputError);
 }
