@@ -9,16 +9,11 @@ namespace opsim {
 
 std::string_view to_string(DeviceKind kind) {
   switch (kind) {
-    case DeviceKind::kCpu:
-      return "cpu";
-    case DeviceKind::kGpu:
-      return "gpu";
-    case DeviceKind::kSwitch:
-      return "switch";
-    case DeviceKind::kNic:
-      return "nic";
-    case DeviceKind::kDisk:
-      return "disk";
+    case DeviceKind::kCpu: return "cpu";
+    case DeviceKind::kGpu: return "gpu";
+    case DeviceKind::kSwitch: return "switch";
+    case DeviceKind::kNic: return "nic";
+    case DeviceKind::kDisk: return "disk";
   }
   return "cpu";
 }
