@@ -25,7 +25,7 @@ constexpr std::string_view kCollectives[] = {
 constexpr std::string_view kAlgorithms[] = {"ring",         "tree",   "nvls",
                                             "hierarchical", "direct", "auto"};
 constexpr std::string_view kProtocols[] = {"LL", "LL128", "Simple", "wire", "auto"};
-/// A tree's pipeline is cut so that the graph stays within about this many copies.
+/// A tree's or hierarchy's pipeline is cut so that the graph stays within about this many copies.
 constexpr double kMostTreeCopies = 4e6;
 
 template <typename Names>
@@ -150,7 +150,9 @@ double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
     const double inside =
         g < 2 ? 0
               : collectives::ring_transfer_s(machine, "allreduce", r.servers.front(), r.bytes, p);
-    return inside + collectives::ring_transfer_s(machine, "allreduce", rail, r.bytes / g, p);
+    // Its pieces overlap the phases: the longer one bounds it.
+    return std::max(inside,
+                    collectives::ring_transfer_s(machine, "allreduce", rail, r.bytes / g, p));
   }
   if (r.op == "all_to_all" || r.op == "sendrecv") {
     const DeviceId a = r.gpus[0];
@@ -312,7 +314,13 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
     } else if (choice.algorithm == "nvls") {
       collectives::add_nvls(builder, gpus, options.bytes);
     } else if (choice.algorithm == "hierarchical") {
-      collectives::add_hierarchical(builder, gpus, options.bytes);
+      // NCCL_STEPS (8) pieces in flight, fewer where the graph would pass about 4 million copies.
+      const double servers = static_cast<double>(request.servers.size());
+      const double g = static_cast<double>(request.servers.front().size());
+      const double per_piece = 2 * (servers - 1) * servers * g + 2 * (g - 1) * g * servers;
+      const std::size_t pieces =
+          static_cast<std::size_t>(std::clamp(std::floor(kMostTreeCopies / per_piece), 1.0, 8.0));
+      collectives::add_hierarchical(builder, gpus, options.bytes, pieces);
     } else if (op == "all_to_all") {
       collectives::add_direct_all_to_all(builder, gpus, options.bytes);
     } else if (op == "sendrecv") {
