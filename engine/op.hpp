@@ -46,9 +46,11 @@ struct Op {
   std::uint32_t block_bytes = 0;  ///< disk ops with random access: bytes per request
   double flops = 0;               ///< compute: floating-point operations
   double bytes = 0;               ///< compute: bytes touched in memory; copy and disk: bytes moved
-  double seconds = 0;             ///< host dispatch: host time spent; fixed_time ops: duration
-  double alloc_bytes = 0;         ///< memory allocated on the result device when the op starts
-  double release_bytes = 0;       ///< memory released on the result device when the op ends
+  /// Host dispatch: host time spent; fixed_time ops: duration; copy: a fixed delay before its
+  /// bytes move, beyond its route's latency (a collective protocol's per-step cost; simulated).
+  double seconds = 0;
+  double alloc_bytes = 0;    ///< memory allocated on the result device when the op starts
+  double release_bytes = 0;  ///< memory released on the result device when the op ends
 
   /// The device whose memory holds the op's result (compute: device; copy and disk read: peer;
   /// disk write and dispatch: device).

@@ -30,6 +30,7 @@ Machine::Machine(std::string name)
 Machine::Machine(const Machine& other)
     : name_(other.name_),
       description_(other.description_),
+      collectives_(other.collectives_),
       node_names_(other.node_names_),
       devices_(other.devices_),
       links_(other.links_),

@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hw_models/collective_model.hpp"
 #include "hw_models/cpu_model.hpp"
 #include "hw_models/disk_model.hpp"
 #include "hw_models/gpu_model.hpp"
@@ -46,6 +47,8 @@ struct Device {
   CpuModel cpu;            ///< meaningful when kind == kCpu
   GpuModel gpu;            ///< meaningful when kind == kGpu
   DiskModel disk;          ///< meaningful when kind == kDisk
+  /// A switch that reduces in the switch (NVLink SHARP, NVLS: third-generation NVSwitch).
+  bool reduces_in_switch = false;
 
   bool forwards_traffic() const {
     return kind == DeviceKind::kSwitch || kind == DeviceKind::kCpu || kind == DeviceKind::kNic;
@@ -95,6 +98,9 @@ class Machine {
   void set_name(std::string name) { name_ = std::move(name); }
   const std::string& description() const { return description_; }
   void set_description(std::string text) { description_ = std::move(text); }
+  /// How NCCL-style collectives use this machine (protocol latencies and efficiencies).
+  const CollectiveModel& collectives() const { return collectives_; }
+  CollectiveModel& mutable_collectives() { return collectives_; }
 
   std::span<const Device> devices() const { return devices_; }
   std::span<const Link> links() const { return links_; }
@@ -128,6 +134,7 @@ class Machine {
 
   std::string name_;
   std::string description_;
+  CollectiveModel collectives_;
   std::vector<std::string> node_names_;
   std::vector<Device> devices_;
   std::vector<Link> links_;

@@ -396,7 +396,7 @@ void SimBackend::Impl::launch_copy(std::uint32_t slot, const OpLaunch& launch) {
   // A host memcpy first pays a DRAM first access, as a memory-bound pass does.
   const bool host_memcpy = op.device == op.peer && src.kind == DeviceKind::kCpu;
   const double cold_s = host_memcpy ? src.cpu.dram.first_access_s : 0.0;
-  start_op_flow(slot, routes[route].latency_s + launch_s + cold_s);
+  start_op_flow(slot, routes[route].latency_s + launch_s + cold_s + op.seconds);
 }
 
 // A disk read or write: counted on its disk first (transfers there may change route), then

@@ -30,7 +30,7 @@ double transfer_alone_s(const Machine& machine, const Op& op) {
   else
     bytes_per_s = machine.route_bytes_per_s(op.device, op.peer);
   const double latency_s = op.device == op.peer ? 0 : machine.route_latency_s(op.device, op.peer);
-  return latency_s + op.bytes / bytes_per_s;
+  return latency_s + op.seconds + op.bytes / bytes_per_s;
 }
 
 }  // namespace

@@ -61,6 +61,9 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
     return names;
   };
   differ(nodes_of(a) != nodes_of(b), "node names differ");
+  const std::string collectives =
+      first_parameter_difference(collective_parameters(), a.collectives(), b.collectives());
+  differ(!collectives.empty(), "collectives: " + collectives);
   differ(a.devices().size() != b.devices().size(), "device counts differ");
   differ(a.links().size() != b.links().size(), "link counts differ");
   if (diff.tellp() != 0) return diff.str();
@@ -71,6 +74,7 @@ std::string machine_difference(const Machine& a, const Machine& b, bool ignore_n
     differ(x.name != y.name, at + "name vs '" + y.name + "'");
     differ(x.kind != y.kind, at + "kind");
     differ(x.node != y.node, at + "node");
+    differ(x.reduces_in_switch != y.reduces_in_switch, at + "in_switch_reduction");
     if (x.kind != y.kind) continue;
     const std::string model = model_difference(x, y);
     differ(!model.empty(), at + model);

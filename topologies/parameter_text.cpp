@@ -81,6 +81,10 @@ void set_parameter_from_text(const LinkParameter& row, std::string_view text, Li
                              const std::string& context) {
   set_from_text(link_parameters(), row, text, model, context, "the link");
 }
+void set_parameter_from_text(const CollectiveParameter& row, std::string_view text,
+                             CollectiveModel& model, const std::string& context) {
+  set_from_text(collective_parameters(), row, text, model, context, "the collectives");
+}
 
 std::string parameter_text(const CpuParameter& row, const CpuModel& model) {
   return text_of(row, model);
@@ -95,6 +99,9 @@ std::string parameter_text(const DiskParameter& row, const DiskModel& model) {
   return text_of(row, model);
 }
 std::string parameter_text(const LinkParameter& row, const LinkModel& model) {
+  return text_of(row, model);
+}
+std::string parameter_text(const CollectiveParameter& row, const CollectiveModel& model) {
   return text_of(row, model);
 }
 

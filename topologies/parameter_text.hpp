@@ -22,6 +22,8 @@ void set_parameter_from_text(const DiskParameter& row, std::string_view text, Di
                              const std::string& context);
 void set_parameter_from_text(const LinkParameter& row, std::string_view text, LinkModel& model,
                              const std::string& context);
+void set_parameter_from_text(const CollectiveParameter& row, std::string_view text,
+                             CollectiveModel& model, const std::string& context);
 
 /// `row`'s value in `model` as set_parameter_from_text() reads it back (lists in flow form).
 std::string parameter_text(const CpuParameter& row, const CpuModel& model);
@@ -29,5 +31,6 @@ std::string parameter_text(const DramParameter& row, const DramModel& model);
 std::string parameter_text(const GpuParameter& row, const GpuModel& model);
 std::string parameter_text(const DiskParameter& row, const DiskModel& model);
 std::string parameter_text(const LinkParameter& row, const LinkModel& model);
+std::string parameter_text(const CollectiveParameter& row, const CollectiveModel& model);
 
 }  // namespace opsim

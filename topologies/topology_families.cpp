@@ -165,6 +165,7 @@ Machine make_ib_cluster_machine(int nodes, int gpus_per_node, double nic_gbit_pe
                     " Gbit/s InfiniBand NIC per GPU on a rail-optimized fat tree (leaf per "
                     "rail, spine oversubscribed " +
                     ratio + ":1)");
+  if (server != nullptr) m.mutable_collectives() = server->collectives();
   std::vector<std::vector<DeviceId>> nics;  // per server, in rail order
   int next_switch = 0;
   const LinkModel pcie = LinkModel::pcie(5, 16);

@@ -20,7 +20,8 @@ namespace {
 
 using namespace topology_yaml;
 
-constexpr std::string_view kTopKeysData[] = {"name", "description", "nodes", "devices", "links"};
+constexpr std::string_view kTopKeysData[] = {"name",    "description", "nodes",
+                                             "devices", "links",       "collectives"};
 constexpr Keys kTopKeys{kTopKeysData};
 constexpr std::string_view kNodeKeysData[] = {"name", "devices", "links"};
 constexpr Keys kNodeKeys{kNodeKeysData};
@@ -28,6 +29,8 @@ constexpr std::string_view kKindsData[] = {"cpu", "gpu", "switch", "nic", "disk"
 constexpr Keys kKinds{kKindsData};
 constexpr std::string_view kPlainKeysData[] = {"name", "kind"};
 constexpr Keys kPlainKeys{kPlainKeysData};
+constexpr std::string_view kSwitchKeysData[] = {"name", "kind", "in_switch_reduction"};
+constexpr Keys kSwitchKeys{kSwitchKeysData};
 constexpr std::string_view kDiskTypesData[] = {"hdd", "ssd", "nvme"};
 constexpr Keys kDiskTypes{kDiskTypesData};
 constexpr std::string_view kLinkTypesData[] = {"pcie", "nvlink", "ethernet", "infiniband",
@@ -62,6 +65,10 @@ Keys disk_keys() {
   static const auto keys =
       keys_of({"name", "kind", "type", "rpm", "seek", "bandwidth", "generation", "lanes"},
               disk_parameters());
+  return keys;
+}
+Keys collective_keys() {
+  static const auto keys = keys_of({}, collective_parameters());
   return keys;
 }
 Keys link_keys() {
@@ -195,10 +202,11 @@ void Reader::parse_device(Machine& machine, const YAML::Node& node) {
                                   std::to_string(device_marks_[*existing].line + 1) + ")");
   }
   // A key of another kind (cores on a gpu) deserves a clearer word than "unknown key".
-  const Keys own = kind == "cpu"    ? cpu_keys()
-                   : kind == "gpu"  ? gpu_keys()
-                   : kind == "disk" ? disk_keys()
-                                    : kPlainKeys;
+  const Keys own = kind == "cpu"      ? cpu_keys()
+                   : kind == "gpu"    ? gpu_keys()
+                   : kind == "disk"   ? disk_keys()
+                   : kind == "switch" ? kSwitchKeys
+                                      : kPlainKeys;
   if (contains(kKinds, kind) && node.IsMap()) {
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string k = it->first.IsScalar() ? it->first.Scalar() : std::string();
@@ -221,8 +229,14 @@ void Reader::parse_device(Machine& machine, const YAML::Node& node) {
   } else if (kind == "disk") {
     device.kind = DeviceKind::kDisk;
     device.disk = parse_disk(node, what);
-  } else if (kind == "switch" || kind == "nic") {
-    device.kind = kind == "nic" ? DeviceKind::kNic : DeviceKind::kSwitch;
+  } else if (kind == "switch") {
+    device.kind = DeviceKind::kSwitch;
+    check_map(node, kSwitchKeys, what);
+    optional(node, "in_switch_reduction", [&](const YAML::Node& v) {
+      device.reduces_in_switch = boolean(v, "in_switch_reduction");
+    });
+  } else if (kind == "nic") {
+    device.kind = DeviceKind::kNic;
     check_map(node, kPlainKeys, what);
   } else {
     fail(kind_node.Mark(), "unknown device kind '" + kind + "' " + name_suggestion(kind, kKinds));
@@ -401,6 +415,11 @@ Machine Reader::parse(std::string_view text_view) {
     // Checked as names are (valid UTF-8, no control character but line breaks): it is
     // written back to traces and files and must read back the same. Empty is allowed.
     machine.set_description(v.Scalar().empty() ? std::string() : text(v, "description"));
+  });
+
+  optional(root, "collectives", [&](const YAML::Node& v) {
+    check_map(v, collective_keys(), "'collectives'");
+    read_all(collective_parameters(), v, machine.mutable_collectives(), "'collectives'");
   });
 
   auto sequence = [&](const YAML::Node& map, const char* key) -> YAML::Node {

@@ -92,6 +92,8 @@ void emit_device(YAML::Emitter& out, const Device& d) {
       emit_all_rows(out, disk_parameters(), d.disk);
       break;
     case DeviceKind::kSwitch:
+      if (d.reduces_in_switch) out << YAML::Key << "in_switch_reduction" << YAML::Value << true;
+      break;
     case DeviceKind::kNic:
       break;
   }
@@ -106,6 +108,19 @@ void emit_link(YAML::Emitter& out, const Machine& machine, const Link& link) {
   out << YAML::Key << "type" << YAML::Value << std::string(to_string(link.model.kind));
   emit_all_rows(out, link_parameters(), link.model);
   out << YAML::EndMap;
+}
+
+// The collective model's values that differ from its defaults; nothing when none does.
+void emit_collectives(YAML::Emitter& out, const CollectiveModel& model) {
+  static const CollectiveModel kDefaults{};
+  bool any = false;
+  for (const CollectiveParameter& row : collective_parameters()) {
+    if (scalar_value(row, model) == scalar_value(row, kDefaults)) continue;
+    if (!any) out << YAML::Key << "collectives" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    any = true;
+    emit_row(out, row, model);
+  }
+  if (any) out << YAML::EndMap;
 }
 
 }  // namespace
@@ -136,6 +151,7 @@ std::string dump_topology_yaml(const Machine& machine) {
   out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
   for (const Link& link : machine.links()) emit_link(out, machine, link);
   out << YAML::EndSeq;
+  emit_collectives(out, machine.collectives());
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

@@ -42,7 +42,9 @@ double size_of(const std::string& range, const std::string& text) {
 
 // One row: an algorithm at one size.
 struct Row {
-  std::string algorithm;
+  std::string algorithm;  // as asked (auto, ring, ...)
+  std::string built;      // the algorithm built, auto's choice
+  std::string protocol;   // the protocol built
   double bytes = 0;
   double time_s = 0;
   double algbw = 0;  // bytes/s
@@ -72,14 +74,16 @@ std::vector<Row> run_rows(const CollectiveCommandOptions& options, const Machine
       collective.bytes = bytes;
       collective.gpus = gpus;
       collective.algorithm = algorithm;
-      // Every request's mistakes before any simulation starts.
-      (void)make_collective(options.op, machine, collective);
+      collective.protocol = options.protocol;
+      collective.gpus_per_thread = options.gpus_per_thread;
+      // Every request's mistakes before any simulation starts; and what auto chooses.
+      const CollectivePlan plan = make_collective(options.op, machine, collective);
       const std::string trace =
           options.trace_dir.empty() ? "" : trace_path(options, algorithm, bytes);
       jobs.push_back([&machine, &options, collective, trace] {
         return simulate_one(machine, options, collective, trace);
       });
-      rows.push_back(Row{algorithm, bytes, 0, 0, 0});
+      rows.push_back(Row{algorithm, plan.algorithm, plan.protocol, bytes, 0, 0, 0});
     }
   if (!options.trace_dir.empty()) {
     std::error_code error;
@@ -113,6 +117,8 @@ void print_json(const CollectiveCommandOptions& options, const Machine& machine,
   out["results"] = nlohmann::json::array();
   for (const Row& row : rows)
     out["results"].push_back({{"algorithm", row.algorithm},
+                              {"chosen_algorithm", row.built},
+                              {"protocol", row.protocol},
                               {"bytes", row.bytes},
                               {"time_s", row.time_s},
                               {"algbw_GBps", finite_or_null(row.algbw / 1e9)},
@@ -122,18 +128,20 @@ void print_json(const CollectiveCommandOptions& options, const Machine& machine,
 
 void print_csv(const CollectiveCommandOptions& options, const Machine& machine, std::size_t gpus,
                const std::vector<Row>& rows) {
-  std::cout << "op,topology,gpus,algorithm,bytes,count,time_s,algbw_GBps,busbw_GBps\n";
+  std::cout << "op,topology,gpus,algorithm,bytes,count,time_s,algbw_GBps,busbw_GBps,"
+               "chosen_algorithm,protocol\n";
   for (const Row& row : rows)
     std::cout << options.op << "," << machine.name() << "," << gpus << "," << row.algorithm << ","
               << number(row.bytes) << "," << number(std::floor(row.bytes / 4)) << ","
               << number(row.time_s) << ","
               << (std::isfinite(row.algbw) ? number(row.algbw / 1e9) : "") << ","
-              << (std::isfinite(row.busbw) ? number(row.busbw / 1e9) : "") << "\n";
+              << (std::isfinite(row.busbw) ? number(row.busbw / 1e9) : "") << "," << row.built
+              << "," << row.protocol << "\n";
 }
 
 std::string factor_text(const std::string& op) {
   if (op == "allreduce") return "2(n-1)/n";
-  if (op == "broadcast" || op == "reduce") return "1";
+  if (op == "broadcast" || op == "reduce" || op == "sendrecv") return "1";
   return "(n-1)/n";
 }
 
@@ -145,14 +153,15 @@ void print_table(const CollectiveCommandOptions& options, const Machine& machine
             << " (nccl-tests)\n";
   for (const std::string& algorithm : options.algorithms) {
     std::cout << "\n" << algorithm << "\n";
-    TextTable table({"size (B)", "count (elts)", "time (us)", "algbw (GB/s)", "busbw (GB/s)"},
-                    {true, true, true, true, true});
+    TextTable table({"size (B)", "count (elts)", "time (us)", "algbw (GB/s)", "busbw (GB/s)",
+                     "algorithm", "protocol"},
+                    {true, true, true, true, true, false, false});
     for (const Row& row : rows) {
       if (row.algorithm != algorithm) continue;
-      table.add_row({fixed(row.bytes, 0), fixed(std::floor(row.bytes / 4), 0),
-                     fixed(row.time_s * 1e6, 2),
-                     std::isfinite(row.algbw) ? fixed(row.algbw / 1e9, 2) : "-",
-                     std::isfinite(row.busbw) ? fixed(row.busbw / 1e9, 2) : "-"});
+      table.add_row(
+          {fixed(row.bytes, 0), fixed(std::floor(row.bytes / 4), 0), fixed(row.time_s * 1e6, 2),
+           std::isfinite(row.algbw) ? fixed(row.algbw / 1e9, 2) : "-",
+           std::isfinite(row.busbw) ? fixed(row.busbw / 1e9, 2) : "-", row.built, row.protocol});
     }
     std::cout << table.render();
   }
@@ -183,9 +192,7 @@ std::vector<double> collective_sizes(const std::string& range, double factor) {
 
 int run_collective(const CollectiveCommandOptions& given) {
   CollectiveCommandOptions options = given;
-  if (options.algorithms.empty())
-    for (std::string_view name : collective_algorithms(options.op))
-      options.algorithms.emplace_back(name);
+  if (options.algorithms.empty()) options.algorithms = {"auto"};
   const std::vector<double> sizes = collective_sizes(options.sizes, options.factor);
   const Machine machine = apply_what_if(resolve_topology(options.topology), options.what_if);
   std::vector<DeviceId> gpus = machine.gpus();
@@ -223,7 +230,8 @@ Command register_collective_command(CLI::App& opsim) {
   }
   command
       ->add_option("--op", options->op,
-                   "allreduce, reduce_scatter, all_gather, broadcast, reduce or all_to_all")
+                   "allreduce, reduce_scatter, all_gather, broadcast, reduce, all_to_all or "
+                   "sendrecv")
       ->check(CLI::IsMember(ops))
       ->capture_default_str();
   command
@@ -250,11 +258,27 @@ Command register_collective_command(CLI::App& opsim) {
       ->capture_default_str();
   command
       ->add_option("--algorithm", options->algorithms,
-                   "Comma-separated algorithms, one table each (default: those that apply). "
-                   "They exist: " +
-                       algorithm_list + " (ring: all but all_to_all; direct: all_to_all)")
+                   "Comma-separated algorithms, one table each (default: auto, NCCL's tuner "
+                   "by size). They exist: " +
+                       algorithm_list +
+                       " (ring: all but all_to_all and sendrecv; tree, nvls, hierarchical: "
+                       "allreduce; direct: all_to_all, sendrecv)")
       ->delimiter(',')
       ->check(CLI::IsMember(algorithms));
+  std::vector<std::string> protocols;
+  for (std::string_view name : collective_protocols()) protocols.emplace_back(name);
+  command
+      ->add_option("--protocol", options->protocol,
+                   "NCCL protocol: LL, LL128, Simple, auto (NCCL's tuner, by size), or wire "
+                   "(the links alone, no protocol cost)")
+      ->check(CLI::IsMember(protocols))
+      ->capture_default_str();
+  command
+      ->add_option("--gpus-per-thread", options->gpus_per_thread,
+                   "nccl-tests' -g: GPUs one host thread drives; it launches their kernels in "
+                   "turn, so an iteration takes at least that many kernel launches")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   add_format_option(*command, options->format, {"table", "json", "csv"});
   command
       ->add_option("--trace-dir", options->trace_dir,

@@ -1,6 +1,7 @@
 // `opsim collective`: the nccl-tests table of one collective on a topology. Each size is
 // one simulation in its own process; prints size, count (float elements), time, algbw and
-// busbw with nccl-tests' definitions, per algorithm, as a table, JSON or CSV.
+// busbw with nccl-tests' definitions, per algorithm (with what auto chose per size), as a
+// table, JSON or CSV.
 #pragma once
 
 #include <string>
@@ -17,7 +18,9 @@ struct CollectiveCommandOptions {
   int gpus = 0;                         ///< the first N GPUs; 0: all
   std::string sizes = "8B:128MB";       ///< MIN:MAX, or one size
   double factor = 2;                    ///< each size is the one before times this
-  std::vector<std::string> algorithms;  ///< empty: the op's (ring; direct for all_to_all)
+  std::vector<std::string> algorithms;  ///< empty: auto (NCCL's tuner, by size)
+  std::string protocol = "auto";        ///< LL | LL128 | Simple | wire | auto
+  int gpus_per_thread = 1;              ///< nccl-tests' -g
   std::string format = "table";         ///< table | json | csv
   std::string trace_dir;                ///< write <op>-<algorithm>-<bytes>.json here
   WhatIf what_if;

@@ -13,6 +13,9 @@
 namespace opsim {
 namespace {
 
+// The machine's collective model: "collectives.ring_ll_nvlink_step=1us".
+constexpr std::string_view kCollectivesName = "collectives";
+
 // The DRAM's keys under a CPU: "dram.first_access".
 constexpr std::string_view kDramPrefix = "dram.";
 
@@ -130,7 +133,13 @@ void apply_assignment(Machine& machine, const std::string& assignment) {
   const std::string context = "--set " + assignment;
   auto fail = [&](const std::string& what) { throw InputError(context + ": " + what); };
   const Assignment a = split(assignment, machine, fail);
-  if (auto id = machine.find_device(a.name)) {
+  if (a.name == kCollectivesName && !machine.find_device(a.name) && !machine.find_link(a.name)) {
+    const auto* row = row_of(collective_parameters(), a.key);
+    if (row == nullptr)
+      fail("the collectives have no key '" + a.key + "' " +
+           suggestion(a.key, keys_of(collective_parameters())));
+    set_parameter_from_text(*row, a.value, machine.mutable_collectives(), context);
+  } else if (auto id = machine.find_device(a.name)) {
     Device& device = machine.mutable_device(*id);
     const std::vector<std::string> keys = keys_of(device.kind);
     const std::string kind(to_string(device.kind));
@@ -153,7 +162,8 @@ std::string what_if_fields_help() {
   return "cpu: " + joined(keys_of(DeviceKind::kCpu)) +
          "; gpu: " + joined(keys_of(DeviceKind::kGpu)) +
          "; disk: " + joined(keys_of(DeviceKind::kDisk)) +
-         "; link: " + joined(keys_of(link_parameters()));
+         "; link: " + joined(keys_of(link_parameters())) +
+         "; collectives (NAME = collectives): " + joined(keys_of(collective_parameters()));
 }
 
 Machine apply_what_if(const Machine& original, const WhatIf& what_if) {

@@ -1,9 +1,11 @@
-// The table of collectives and algorithms, the checks every request gets, and nccl-tests'
-// bus-bandwidth factors.
+// The table of collectives, algorithms and protocols, the checks every request gets, the
+// tuner that picks an algorithm and protocol by size and machine as NCCL's does, and
+// nccl-tests' bus-bandwidth factors.
 #include "experiments/collectives/collective.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "common/input_error.hpp"
@@ -14,9 +16,17 @@ namespace opsim {
 
 namespace {
 
-constexpr std::string_view kCollectives[] = {"allreduce", "reduce_scatter", "all_gather",
-                                             "broadcast", "reduce",         "all_to_all"};
-constexpr std::string_view kAlgorithms[] = {"ring", "direct"};
+using collectives::Family;
+using collectives::LinkClass;
+using collectives::Protocol;
+
+constexpr std::string_view kCollectives[] = {
+    "allreduce", "reduce_scatter", "all_gather", "broadcast", "reduce", "all_to_all", "sendrecv"};
+constexpr std::string_view kAlgorithms[] = {"ring",         "tree",   "nvls",
+                                            "hierarchical", "direct", "auto"};
+constexpr std::string_view kProtocols[] = {"LL", "LL128", "Simple", "wire", "auto"};
+/// A tree's or hierarchy's pipeline is cut so that the graph stays within about this many copies.
+constexpr double kMostTreeCopies = 4e6;
 
 template <typename Names>
 std::string joined(const Names& names) {
@@ -47,6 +57,176 @@ std::vector<DeviceId> checked_gpus(std::string_view op, const Machine& machine,
   return gpus;
 }
 
+// What a request is made of, checked.
+struct Request {
+  std::string_view op;
+  const Machine& machine;
+  std::vector<DeviceId> gpus;
+  std::vector<std::vector<DeviceId>> servers;
+  double bytes = 0;
+};
+
+// Empty when `algorithm` can run `request`, else why not (one clause).
+std::string why_not(const Request& r, std::string_view algorithm) {
+  const std::vector<std::string_view> exists = collective_algorithms(r.op);
+  if (std::find(exists.begin(), exists.end(), algorithm) == exists.end())
+    return "algorithm '" + std::string(algorithm) + "' does not apply; " + std::string(r.op) +
+           " has " + joined(exists) + " (or auto)";
+  const std::string name = "'" + r.machine.name() + "'";
+  if (algorithm == "nvls") {
+    if (r.servers.size() > 1)
+      return "nvls runs within one server here (NCCL's NVLS tree across servers is not "
+             "modelled); the GPUs are on " +
+             std::to_string(r.servers.size()) + " servers of " + name +
+             ": use tree or hierarchical";
+    if (collectives::shared_switch(r.machine, r.gpus, true) == kNoDevice) {
+      const DeviceId shared = collectives::shared_switch(r.machine, r.gpus, false);
+      return "nvls needs an NVSwitch that reduces in the switch (in_switch_reduction: true); " +
+             r.machine.name() +
+             (shared == kNoDevice ? "'s GPUs share no switch"
+                                  : "'s switch " + r.machine.device(shared).name + " does not");
+    }
+  }
+  if (algorithm == "hierarchical") {
+    if (r.servers.size() < 2)
+      return "hierarchical needs GPUs on at least 2 servers; " + name + " has them on one";
+    for (const auto& server : r.servers)
+      if (server.size() != r.servers.front().size())
+        return "hierarchical needs as many GPUs on every server; " + name + " has " +
+               std::to_string(r.servers.front().size()) + " on one and " +
+               std::to_string(server.size()) + " on another";
+  }
+  return {};
+}
+
+Family family_of(std::string_view algorithm) {
+  if (algorithm == "tree") return Family::kTree;
+  if (algorithm == "nvls") return Family::kNvls;
+  return Family::kRing;
+}
+
+LinkClass intra_class(const Request& r) {
+  const auto& first = r.servers.front();
+  if (first.size() < 2) return LinkClass::kPcie;
+  return collectives::link_class(r.machine, first[0], first[1]);
+}
+
+// NCCL's latency model (ncclTopoTuneModel): launch latency plus the steps on the critical
+// path, those across servers at the network's step latency.
+double latency_s(const Request& r, std::string_view algorithm, Protocol p) {
+  const CollectiveModel& m = r.machine.collectives();
+  const Family family = family_of(algorithm);
+  const double n = static_cast<double>(r.gpus.size());
+  const double servers = static_cast<double>(r.servers.size());
+  const double g = static_cast<double>(r.servers.front().size());
+  const double intra = collectives::step_latency_s(m, family, p, intra_class(r));
+  const double net = collectives::step_latency_s(m, family, p, LinkClass::kNetwork);
+  const double base = collectives::base_latency_s(m, family, p);
+  if (algorithm == "nvls") return base;
+  if (algorithm == "tree")
+    return base + 2 * ((g - 1) * intra + std::ceil(std::log2(servers)) * net);
+  if (algorithm == "hierarchical") return base + 2 * (g - 1) * intra + 2 * (servers - 1) * net;
+  if (r.op == "sendrecv") return base + (servers > 1 ? net : intra);
+  const double steps = r.op == "allreduce" ? 2 * (n - 1) : n - 1;
+  const double across = servers < 2 ? 0 : r.op == "allreduce" ? 2 * (servers - 1) : servers - 1;
+  return base + (steps - across) * intra + across * net;
+}
+
+double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
+  const Machine& machine = r.machine;
+  const CollectiveModel& m = machine.collectives();
+  const double n = static_cast<double>(r.gpus.size());
+  if (algorithm == "tree") return collectives::tree_transfer_s(machine, r.gpus, r.bytes, p);
+  if (algorithm == "nvls") {
+    const double eff = p == Protocol::kWire
+                           ? 1.0
+                           : collectives::efficiency(m, p, LinkClass::kNvlink) * m.nvls_efficiency;
+    return r.bytes * (n + 1) / n / (machine.route_bytes_per_s(r.gpus[0], r.gpus[1]) * eff);
+  }
+  if (algorithm == "hierarchical") {
+    const double g = static_cast<double>(r.servers.front().size());
+    std::vector<DeviceId> rail;
+    for (const auto& server : r.servers) rail.push_back(server.front());
+    const double inside =
+        g < 2 ? 0
+              : collectives::ring_transfer_s(machine, "allreduce", r.servers.front(), r.bytes, p);
+    // Its pieces overlap the phases: the longer one bounds it.
+    return std::max(inside,
+                    collectives::ring_transfer_s(machine, "allreduce", rail, r.bytes / g, p));
+  }
+  if (r.op == "all_to_all" || r.op == "sendrecv") {
+    const DeviceId a = r.gpus[0];
+    const DeviceId b = r.gpus[r.servers.size() > 1 ? r.servers.front().size() % r.gpus.size() : 1];
+    const double eff = collectives::efficiency(m, p, collectives::link_class(machine, a, b));
+    const double share = r.op == "all_to_all" ? (n - 1) / n : 1.0;
+    return r.bytes * share / (machine.route_bytes_per_s(a, b) * eff);
+  }
+  return collectives::ring_transfer_s(machine, r.op, r.gpus, r.bytes, p);
+}
+
+double estimate_s(const Request& r, std::string_view algorithm, Protocol p) {
+  return latency_s(r, algorithm, p) + transfer_s(r, algorithm, p);
+}
+
+struct Choice {
+  std::string algorithm;
+  Protocol protocol = Protocol::kSimple;
+  double estimate_s = std::numeric_limits<double>::infinity();
+};
+
+// The fastest by the tuner's estimate among the algorithms and protocols allowed.
+Choice choose(const Request& r, const std::string& algorithm, const std::string& protocol) {
+  std::vector<std::string_view> algorithms;
+  if (algorithm != "auto") {
+    algorithms.push_back(algorithm);
+  } else {
+    // NCCL's tuner weighs ring, tree and NVLS; hierarchical is opsim's own.
+    for (std::string_view a : collective_algorithms(r.op))
+      if (a != "hierarchical" && why_not(r, a).empty()) algorithms.push_back(a);
+  }
+  std::vector<Protocol> protocols;
+  if (protocol != "auto")
+    protocols.push_back(collectives::protocol_named(protocol));
+  else
+    protocols = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
+  Choice best;
+  for (std::string_view a : algorithms)
+    for (Protocol p : protocols) {
+      if (a == "nvls" && (p == Protocol::kLL || p == Protocol::kLL128)) continue;
+      const double t = estimate_s(r, a, p);
+      if (t < best.estimate_s) best = {std::string(a), p, t};
+    }
+  return best;
+}
+
+// Pieces for a pipeline of `hops` hops moving `bytes`: each piece pays its route's latency
+// on its copy stream, so k pieces take about (k + hops - 1)(L + bytes/(k B)); the best k is
+// sqrt((hops - 1) bytes / (B L)). Without latency, pipeline_chunks' 128 KiB pieces.
+std::size_t pipeline_pieces(double bytes, double hops, double bytes_per_s, double latency_s,
+                            double most_pieces) {
+  const double most = std::min(static_cast<double>(pipeline_chunks(bytes)), most_pieces);
+  if (latency_s <= 0) return static_cast<std::size_t>(std::max(1.0, most));
+  const double best = std::sqrt(std::max(0.0, hops - 1) * bytes / (bytes_per_s * latency_s));
+  return static_cast<std::size_t>(std::clamp(std::round(best), 1.0, std::max(1.0, most)));
+}
+
+// nccl-tests with -g G: one thread launches the G GPUs' kernels in turn; an iteration of the
+// back-to-back loop lasts at least those launches, whatever the GPUs do meanwhile.
+void add_launches(const Machine& machine, std::span<const DeviceId> gpus, int gpus_per_thread,
+                  OpGraph& graph) {
+  const DeviceId cpu = machine.host_cpu_of(gpus.front());
+  OpId previous = 0;
+  for (int k = 0; k < gpus_per_thread; ++k) {
+    Op launch;
+    launch.kind = OpKind::kHostDispatch;
+    launch.device = cpu;
+    launch.seconds = machine.device(gpus[static_cast<std::size_t>(k)]).gpu.launch_s;
+    const OpId id = graph.add(launch, "launch");
+    if (k > 0) graph.add_dependency(previous, id);
+    previous = id;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string_view> collective_names() {
@@ -60,8 +240,13 @@ std::vector<std::string_view> collective_algorithms() {
 std::vector<std::string_view> collective_algorithms(std::string_view op) {
   if (std::find(std::begin(kCollectives), std::end(kCollectives), op) == std::end(kCollectives))
     fail(op, "unknown collective (choose " + joined(kCollectives) + ")");
-  if (op == "all_to_all") return {"direct"};
+  if (op == "all_to_all" || op == "sendrecv") return {"direct"};
+  if (op == "allreduce") return {"ring", "tree", "nvls", "hierarchical"};
   return {"ring"};
+}
+
+std::vector<std::string_view> collective_protocols() {
+  return {std::begin(kProtocols), std::end(kProtocols)};
 }
 
 double bus_factor(std::string_view op, std::size_t n) {
@@ -69,7 +254,7 @@ double bus_factor(std::string_view op, std::size_t n) {
   if (op == "allreduce") return 2.0 * (ranks - 1) / ranks;
   if (op == "reduce_scatter" || op == "all_gather" || op == "all_to_all")
     return (ranks - 1) / ranks;
-  if (op == "broadcast" || op == "reduce") return 1.0;
+  if (op == "broadcast" || op == "reduce" || op == "sendrecv") return 1.0;
   fail(op, "unknown collective (choose " + joined(kCollectives) + ")");
 }
 
@@ -81,40 +266,83 @@ std::size_t pipeline_chunks(double bytes) {
 
 CollectivePlan make_collective(std::string_view op, const Machine& machine,
                                const CollectiveOptions& options) {
-  const std::vector<std::string_view> applies = collective_algorithms(op);
-  const std::string algorithm =
-      options.algorithm.empty() ? std::string(applies.front()) : options.algorithm;
+  (void)collective_algorithms(op);  // an unknown op first
+  const std::string algorithm = options.algorithm.empty() ? "auto" : options.algorithm;
   if (std::find(std::begin(kAlgorithms), std::end(kAlgorithms), algorithm) == std::end(kAlgorithms))
     fail(op, "unknown algorithm '" + algorithm + "' (choose " + joined(kAlgorithms) + ")");
-  if (std::find(applies.begin(), applies.end(), algorithm) == applies.end())
-    fail(op, "algorithm '" + algorithm + "' does not apply; " + std::string(op) + " has " +
-                 joined(applies));
+  const std::string protocol = options.protocol.empty() ? "auto" : options.protocol;
+  if (std::find(std::begin(kProtocols), std::end(kProtocols), protocol) == std::end(kProtocols))
+    fail(op, "unknown protocol '" + protocol + "' (choose " + joined(kProtocols) + ")");
   if (!std::isfinite(options.bytes) || options.bytes <= 0)
     fail(op, "size must be a positive number of bytes");
-  const std::vector<DeviceId> gpus = checked_gpus(op, machine, options);
-  const std::size_t chunks = options.chunks > 0 ? options.chunks : pipeline_chunks(options.bytes);
+  Request request{op, machine, checked_gpus(op, machine, options), {}, options.bytes};
+  if (options.gpus_per_thread < 1 ||
+      static_cast<std::size_t>(options.gpus_per_thread) > request.gpus.size())
+    fail(op, "GPUs per host thread must be from 1 to the " + std::to_string(request.gpus.size()) +
+                 " GPUs, got " + std::to_string(options.gpus_per_thread));
+  if (options.gpus_per_thread > 1 && machine.cpus().empty())
+    fail(op, "GPUs per host thread above 1 needs a CPU on machine '" + machine.name() + "'");
+  request.servers = collectives::gpus_by_node(machine, request.gpus);
+  if (algorithm != "auto") {
+    if (const std::string why = why_not(request, algorithm); !why.empty()) fail(op, why);
+    if (algorithm == "nvls" && protocol != "auto" && protocol != "Simple" && protocol != "wire")
+      fail(op, "nvls runs with the Simple protocol only (as NCCL's), not " + protocol);
+  }
 
   CollectivePlan plan;
   try {
-    plan.order = collectives::ring_order(machine, gpus);
-    if (op == "allreduce")
-      collectives::add_ring_allreduce(machine, plan.order, options.bytes, plan.graph);
-    else if (op == "reduce_scatter")
-      collectives::add_ring_reduce_scatter(machine, plan.order, options.bytes, plan.graph);
-    else if (op == "all_gather")
-      collectives::add_ring_all_gather(machine, plan.order, options.bytes, plan.graph);
-    else if (op == "broadcast")
-      collectives::add_ring_broadcast(machine, plan.order, options.bytes, chunks, plan.graph);
-    else if (op == "reduce")
-      collectives::add_ring_reduce(machine, plan.order, options.bytes, chunks, plan.graph);
-    else
-      collectives::add_direct_all_to_all(machine, plan.order, options.bytes, plan.graph);
+    const Choice choice = choose(request, algorithm, protocol);
+    plan.algorithm = choice.algorithm;
+    plan.protocol = std::string(collectives::protocol_name(choice.protocol));
+    plan.estimate_s = choice.estimate_s;
+    collectives::StepBuilder builder(machine, plan.graph, family_of(choice.algorithm),
+                                     choice.protocol);
+    const std::span<const DeviceId> gpus = request.gpus;
+    const std::size_t n = gpus.size();
+    // A pipeline's hop: the first two GPUs' route.
+    const double hop_latency_s = machine.route_latency_s(gpus[0], gpus[1]);
+    const double hop_bytes_per_s = machine.route_bytes_per_s(gpus[0], gpus[1]);
+    if (choice.algorithm == "tree") {
+      const double depth = static_cast<double>(request.servers.front().size() - 1) +
+                           std::ceil(std::log2(static_cast<double>(request.servers.size())));
+      const std::size_t chunks =
+          options.chunks > 0
+              ? options.chunks
+              : pipeline_pieces(options.bytes / 2, 2 * depth, hop_bytes_per_s, hop_latency_s,
+                                std::max(1.0, std::floor(kMostTreeCopies / (4.0 * n))));
+      collectives::add_tree(builder, op, gpus, options.bytes, chunks);
+    } else if (choice.algorithm == "nvls") {
+      collectives::add_nvls(builder, gpus, options.bytes);
+    } else if (choice.algorithm == "hierarchical") {
+      // NCCL_STEPS (8) pieces in flight, fewer where the graph would pass about 4 million copies.
+      const double servers = static_cast<double>(request.servers.size());
+      const double g = static_cast<double>(request.servers.front().size());
+      const double per_piece = 2 * (servers - 1) * servers * g + 2 * (g - 1) * g * servers;
+      const std::size_t pieces =
+          static_cast<std::size_t>(std::clamp(std::floor(kMostTreeCopies / per_piece), 1.0, 8.0));
+      collectives::add_hierarchical(builder, gpus, options.bytes, pieces);
+    } else if (op == "all_to_all") {
+      collectives::add_direct_all_to_all(builder, gpus, options.bytes);
+    } else if (op == "sendrecv") {
+      collectives::add_sendrecv(builder, gpus, options.bytes);
+    } else if (op == "broadcast" || op == "reduce") {
+      const std::size_t chunks = options.chunks > 0
+                                     ? options.chunks
+                                     : pipeline_pieces(options.bytes, static_cast<double>(n - 1),
+                                                       hop_bytes_per_s, hop_latency_s, 4096);
+      plan.order = collectives::add_pipeline(builder, op, gpus, options.bytes, chunks);
+    } else {
+      plan.order = collectives::add_ring(builder, op, gpus, options.bytes);
+    }
+    if (plan.order.empty()) plan.order = request.gpus;
+    if (options.gpus_per_thread > 1)
+      add_launches(machine, gpus, options.gpus_per_thread, plan.graph);
   } catch (const std::invalid_argument& e) {  // e.g. no route between two GPUs
     fail(op, e.what());
   }
-  plan.summary = std::string(op) + " (" + algorithm + "): " + std::to_string(gpus.size()) +
-                 " GPUs, " + format_bytes(options.bytes) + ", " +
-                 std::to_string(plan.graph.size()) + " copies";
+  plan.summary = std::string(op) + " (" + plan.algorithm + ", " + plan.protocol +
+                 "): " + std::to_string(request.gpus.size()) + " GPUs, " +
+                 format_bytes(options.bytes) + ", " + std::to_string(plan.graph.size()) + " copies";
   return plan;
 }
 

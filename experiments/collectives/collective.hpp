@@ -1,17 +1,21 @@
 // Collectives as op-graph generators over a list of GPUs on any machine, NCCL style:
-// allreduce, reduce_scatter, all_gather, broadcast, reduce and all_to_all, each by an
-// algorithm (today: ring, and direct for all_to_all). Reductions are fused into the transfers, as
-// NCCL reduces inside its copy kernels: a graph holds copies only.
+// allreduce, reduce_scatter, all_gather, broadcast, reduce, all_to_all and sendrecv, by
+// algorithm (ring, tree, nvls, hierarchical, direct, or auto as NCCL's tuner chooses) and
+// protocol (LL, LL128, Simple, wire, or auto). Reductions are fused into the transfers, as
+// NCCL reduces inside its copy kernels: a graph holds copies only. A protocol makes each
+// copy one step: its bytes over the protocol's and link's efficiency, a fixed delay of the
+// step's latency (Machine::collectives(), NCCL's tuning constants; docs/collectives.md).
 //
-//   const Machine m = resolve_topology("nvlink-ring:4");
-//   CollectiveOptions options;               // all GPUs, ring
+//   const Machine m = resolve_topology("dgx-a100");
+//   CollectiveOptions options;               // all GPUs, algorithm and protocol auto
 //   options.bytes = 64e6;                    // nccl-tests' size S
 //   CollectivePlan plan = make_collective("allreduce", m, options);
-//   double t = simulate_isolated(m, plan.graph).makespan_s;  // 2*3/4 * 64 MB / 25 GB/s
-//   double busbw = S / t * bus_factor("allreduce", 4);        // 25 GB/s
+//   // plan.algorithm == "ring", plan.protocol == "Simple"
+//   double t = simulate_isolated(m, plan.graph).makespan_s;
+//   double busbw = options.bytes / t * bus_factor("allreduce", 8);
 //
 // S follows nccl-tests: the per-rank buffer, for all_gather the gathered buffer, for
-// reduce_scatter and all_to_all the whole input buffer.
+// reduce_scatter and all_to_all the whole input buffer, for sendrecv what each GPU sends.
 #pragma once
 
 #include <cstddef>
@@ -27,28 +31,45 @@ namespace opsim {
 struct CollectiveOptions {
   double bytes = 64e6;         ///< S, bytes (nccl-tests' size column)
   std::vector<DeviceId> gpus;  ///< participating GPUs in order; empty: all the machine's
-  std::string algorithm;       ///< one of collective_algorithms(op); empty: the op's first
-  /// broadcast and reduce: pieces the buffer is cut into for the pipeline; 0: by size
-  /// (pipeline_chunks).
+  /// one of collective_algorithms(op) or "auto" (NCCL's tuner: by size and machine); empty: auto
+  std::string algorithm;
+  /// LL, LL128, Simple, wire (the links alone, no protocol cost) or auto; empty: auto
+  std::string protocol;
+  /// broadcast, reduce and tree: pieces the buffer is cut into for the pipeline; 0: by size
+  /// and the hop's latency (pipeline_chunks' 128 KiB pieces on latency-free links, else the
+  /// k that minimizes (k + hops - 1)(L + S/(k B))).
   std::size_t chunks = 0;
+  /// nccl-tests' -g: GPUs one host thread drives (1 to the GPU count). Above 1 the thread
+  /// launches their kernels one after another, GpuModel::launch_s each, and since nccl-tests
+  /// runs its iterations back to back, one takes at least that: the graph gets that chain of
+  /// host dispatches on the first GPU's CPU, beside the copies.
+  int gpus_per_thread = 1;
 };
 
 struct CollectivePlan {
   OpGraph graph;
-  std::vector<DeviceId> order;  ///< the GPUs in ring order (order[0] is the root)
-  std::string summary;          ///< one line: collective, algorithm, GPUs, size, ops
+  /// The GPUs in the first ring's order (ring algorithms), else as given; order[0] is the root.
+  std::vector<DeviceId> order;
+  std::string algorithm;  ///< the algorithm built (auto's choice)
+  std::string protocol;   ///< the protocol built (auto's choice)
+  /// The tuner's estimate of the time (latency + transfer), seconds; what auto compared.
+  double estimate_s = 0;
+  std::string summary;  ///< one line: collective, algorithm, protocol, GPUs, size, ops
 };
 
-/// allreduce, reduce_scatter, all_gather, broadcast, reduce, all_to_all.
+/// allreduce, reduce_scatter, all_gather, broadcast, reduce, all_to_all, sendrecv.
 std::vector<std::string_view> collective_names();
-/// Every algorithm that exists: ring, direct.
+/// Every algorithm that exists: ring, tree, nvls, hierarchical, direct, auto.
 std::vector<std::string_view> collective_algorithms();
-/// Those that apply to `op`: ring, except all_to_all: direct (every GPU sends to every
-/// other at once). Throws InputError on an unknown op.
+/// Those that exist for `op` (whether the machine allows them is make_collective's check):
+/// allreduce ring, tree, nvls, hierarchical; reduce_scatter, all_gather, broadcast, reduce
+/// ring; all_to_all and sendrecv direct. Throws InputError on an unknown op.
 std::vector<std::string_view> collective_algorithms(std::string_view op);
+/// LL, LL128, Simple, wire, auto.
+std::vector<std::string_view> collective_protocols();
 
 /// nccl-tests' busbw / algbw for `op` on `n` ranks: 2(n-1)/n allreduce; (n-1)/n
-/// reduce_scatter, all_gather and all_to_all; 1 broadcast and reduce.
+/// reduce_scatter, all_gather and all_to_all; 1 broadcast, reduce and sendrecv.
 double bus_factor(std::string_view op, std::size_t n);
 
 /// The pieces a pipelined broadcast or reduce cuts S into: 128 KiB each (NCCL's slices are
@@ -56,8 +77,9 @@ double bus_factor(std::string_view op, std::size_t n);
 std::size_t pipeline_chunks(double bytes);
 
 /// Builds the op graph (sealed). Throws InputError with a one-line message on an unknown
-/// collective or algorithm, an algorithm that does not apply to the collective, fewer than 2 GPUs,
-/// a non-GPU or repeated id, a size that is not a positive number.
+/// collective, algorithm or protocol, an algorithm that does not apply to the collective or
+/// the machine (saying why), fewer than 2 GPUs, a non-GPU or repeated id, a size that is not
+/// a positive number.
 CollectivePlan make_collective(std::string_view op, const Machine& machine,
                                const CollectiveOptions& options);
 

@@ -1,9 +1,10 @@
-// Internal to the collectives: the checked request, the ring order, and one generator per
-// collective (one file each).
+// Internal to the collectives: protocols and their costs, the builder that adds one
+// protocol step as a copy, the ring channels, and one generator per algorithm (one file each).
 #pragma once
 
 #include <cstddef>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "experiments/collectives/collective.hpp"
@@ -11,36 +12,104 @@
 
 namespace opsim::collectives {
 
-/// The GPUs in ring order: along direct GPU-GPU links (NVLink) when they form a
-/// Hamiltonian cycle, else as given.
-std::vector<DeviceId> ring_order(const Machine& machine, std::span<const DeviceId> gpus);
+/// kWire: the links alone (their rate and latency, no protocol cost).
+enum class Protocol { kWire, kLL, kLL128, kSimple };
+/// The family whose step latencies a collective pays (NCCL's ring or tree rows; NVLS has its own).
+enum class Family { kRing, kTree, kNvls };
+/// What a step crosses: NCCL's NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET.
+enum class LinkClass { kNvlink, kPcie, kNetwork };
 
-/// A builder that adds copies only: reductions are fused into the transfers.
-struct FusedBuilder {
-  sync::SyncInput input;
-  sync::SyncGraphBuilder builder;
-  FusedBuilder(const Machine& machine, std::string_view op, std::span<const DeviceId> gpus,
-               double bytes, OpGraph& graph)
-      : input{machine, op, {gpus.begin(), gpus.end()}, bytes, false, true}, builder(input, graph) {}
+Protocol protocol_named(std::string_view name);
+std::string_view protocol_name(Protocol protocol);
+
+/// The class of the route src -> dst: network when it crosses InfiniBand or Ethernet, else
+/// NVLink when it crosses only NVLinks (and switches), else PCIe.
+LinkClass link_class(const Machine& machine, DeviceId src, DeviceId dst);
+/// Payload per byte on the wire: the protocol's efficiency times the link class's.
+double efficiency(const CollectiveModel& model, Protocol protocol, LinkClass link);
+/// The fixed cost of one step of `family` over `link`; 0 for kWire.
+double step_latency_s(const CollectiveModel& model, Family family, Protocol protocol,
+                      LinkClass link);
+/// The launch latency once per collective; 0 for kWire.
+double base_latency_s(const CollectiveModel& model, Family family, Protocol protocol);
+
+/// Adds copies, each one protocol step: its bytes are the payload over the route's
+/// efficiency, its fixed delay the step's latency less the route's own (never below 0), plus
+/// the collective's launch latency on a step that starts it.
+class StepBuilder {
+ public:
+  StepBuilder(const Machine& machine, OpGraph& graph, Family family, Protocol protocol)
+      : machine_(machine), graph_(graph), family_(family), protocol_(protocol) {}
+
+  /// `pays_latency`: false for a pipelined piece behind the first (the pipeline hides its
+  /// step latency); `first`: the step starts the collective (pays the launch latency).
+  OpId copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream, bool first,
+            bool pays_latency = true);
+  void after(OpId before, OpId op) { graph_.add_dependency(before, op); }
+  const Machine& machine() const { return machine_; }
+  Protocol protocol() const { return protocol_; }
+  OpGraph& graph() { return graph_; }
+
+ private:
+  const Machine& machine_;
+  OpGraph& graph_;
+  Family family_;
+  Protocol protocol_;
 };
 
-// Each adds its collective of S = `bytes` over `order` to `graph`.
-void add_ring_allreduce(const Machine& machine, std::span<const DeviceId> order, double bytes,
-                        OpGraph& graph);
-void add_ring_reduce_scatter(const Machine& machine, std::span<const DeviceId> order, double bytes,
-                             OpGraph& graph);
-void add_ring_all_gather(const Machine& machine, std::span<const DeviceId> order, double bytes,
-                         OpGraph& graph);
-void add_ring_broadcast(const Machine& machine, std::span<const DeviceId> order, double bytes,
-                        std::size_t chunks, OpGraph& graph);
-void add_ring_reduce(const Machine& machine, std::span<const DeviceId> order, double bytes,
-                     std::size_t chunks, OpGraph& graph);
-void add_direct_all_to_all(const Machine& machine, std::span<const DeviceId> order, double bytes,
-                           OpGraph& graph);
+/// A ring (GPUs in order), its share of the data and its narrowest hop's rate (the rate of a
+/// hop shared by several rings divided among them), bytes per second.
+struct Channel {
+  std::vector<DeviceId> order;
+  double share = 1.0;
+  double bytes_per_s = 0;
+};
 
-/// Copies of `chunks` pieces of `bytes` along `chain` (chain[0] first), each hop sending
-/// its pieces in order and forwarding a piece as soon as it has it.
-void add_pipeline(const Machine& machine, std::string_view op, std::span<const DeviceId> chain,
-                  double bytes, std::size_t chunks, OpGraph& graph);
+/// NCCL-style channels. GPUs on several servers of g GPUs each: g rings, ring r entering and
+/// leaving every server through the NICs of local GPUs r and r-1 (rails), so every NIC
+/// carries one ring each way. One server: every edge-disjoint Hamiltonian cycle over direct
+/// GPU links (NVLink), run both ways, the data split in proportion to each directed ring's
+/// bandwidth; without such a cycle one ring in the given order (through switches).
+std::vector<Channel> ring_channels(const Machine& machine, std::span<const DeviceId> gpus);
+
+/// Per GPU (by position in a ring's order): the ops its next step must wait for.
+using Gates = std::vector<std::vector<OpId>>;
+
+/// Steps [first_step, end_step) of a ring allreduce of `bytes` over `order` (step < n-1:
+/// reduce-scatter, else all-gather), each step one copy of bytes/n per GPU, stream `stream`.
+/// `gates` (by position in `order`) are what each GPU's first step waits for; returns the
+/// gates after the last step. `starts` marks the steps that launch the collective.
+Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, double bytes,
+                     int stream, std::size_t first_step, std::size_t end_step, Gates gates,
+                     bool starts);
+
+// Generators: each adds its collective of S = `bytes` over `gpus` to the builder's graph;
+// the ring ones return their first ring's order.
+std::vector<DeviceId> add_ring(StepBuilder& builder, std::string_view op,
+                               std::span<const DeviceId> gpus, double bytes);
+std::vector<DeviceId> add_pipeline(StepBuilder& builder, std::string_view op,
+                                   std::span<const DeviceId> chain, double bytes,
+                                   std::size_t chunks);
+void add_tree(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
+              double bytes, std::size_t chunks);
+void add_nvls(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);
+void add_hierarchical(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes,
+                      std::size_t pieces);
+void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);
+void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);
+
+// Transfer time alone (no latency) each generator's copies need at least: the busiest link
+// direction's bytes (payload over the protocol's and link's efficiency) over its rate.
+double ring_transfer_s(const Machine& machine, std::string_view op, std::span<const DeviceId> gpus,
+                       double bytes, Protocol protocol);
+double tree_transfer_s(const Machine& machine, std::span<const DeviceId> gpus, double bytes,
+                       Protocol protocol);
+
+/// The GPUs grouped by server (Device::node), servers in first-seen order.
+std::vector<std::vector<DeviceId>> gpus_by_node(const Machine& machine,
+                                                std::span<const DeviceId> gpus);
+/// A switch every GPU of `gpus` links to directly (`reducing`: one that reduces in the
+/// switch), or kNoDevice.
+DeviceId shared_switch(const Machine& machine, std::span<const DeviceId> gpus, bool reducing);
 
 }  // namespace opsim::collectives

@@ -25,9 +25,11 @@ void expect_one_line_exit_2(const CommandResult& r) {
   EXPECT_EQ(r.err.rfind("opsim: error: ", 0), 0u) << r.err;
 }
 
-TEST(CliCollective, AllreduceOnFourNvlinkRingGpusHas25GBpsBusBandwidth) {
-  const auto r =
-      opsim("collective --op allreduce --topology nvlink-ring:4 --sizes 64MB --format json");
+TEST(CliCollective, AllreduceOnFourNvlinkRingGpusHasTwiceTheLinksBusBandwidth) {
+  // The ring runs both ways round nvlink-ring:4 (two channels), over the links alone.
+  const auto r = opsim(
+      "collective --op allreduce --topology nvlink-ring:4 --sizes 64MB --format json "
+      "--algorithm ring --protocol wire");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc.at("op"), "allreduce");
@@ -35,13 +37,44 @@ TEST(CliCollective, AllreduceOnFourNvlinkRingGpusHas25GBpsBusBandwidth) {
   EXPECT_EQ(doc.at("gpus"), 4);
   ASSERT_EQ(doc.at("results").size(), 1u);
   const auto& row = doc.at("results")[0];
-  for (const char* key : {"algorithm", "bytes", "time_s", "algbw_GBps", "busbw_GBps"})
+  for (const char* key :
+       {"algorithm", "chosen_algorithm", "protocol", "bytes", "time_s", "algbw_GBps", "busbw_GBps"})
     EXPECT_TRUE(row.contains(key)) << key;
   EXPECT_EQ(row.at("algorithm"), "ring");
+  EXPECT_EQ(row.at("protocol"), "wire");
   EXPECT_DOUBLE_EQ(row.at("bytes").get<double>(), 64e6);
-  EXPECT_NEAR(row.at("time_s").get<double>(), 1.5 * 64e6 / 25e9, 1e-3 * 1.5 * 64e6 / 25e9);
-  EXPECT_NEAR(row.at("busbw_GBps").get<double>(), 25.0, 0.25);
-  EXPECT_NEAR(row.at("algbw_GBps").get<double>(), 25.0 / 1.5, 0.25 / 1.5);
+  EXPECT_NEAR(row.at("time_s").get<double>(), 1.5 * 64e6 / 50e9, 1e-3 * 1.5 * 64e6 / 50e9);
+  EXPECT_NEAR(row.at("busbw_GBps").get<double>(), 50.0, 0.5);
+  EXPECT_NEAR(row.at("algbw_GBps").get<double>(), 50.0 / 1.5, 0.5 / 1.5);
+}
+
+TEST(CliCollective, AutoPrintsWhatItChosePerSize) {
+  // dgx-h100: the ring with LL at 8 B, NVLS at 1 GiB (its NVSwitch reduces in the switch).
+  const auto r =
+      opsim("collective --topology dgx-h100 --sizes 8B:1GiB --factor 134217728 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("allreduce,dgx-h100,8,auto,8,2,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",ring,LL\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",nvls,Simple\n"), std::string::npos) << r.out;
+  const auto table = opsim("collective --topology dgx-a100 --sizes 8B");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("ring       LL"), std::string::npos) << table.out;
+}
+
+TEST(CliCollective, SetChangesAProtocolLatency) {
+  // nvlink-ring:4 has latency-free links: an 8-byte LL ring is 6.6 us + 6 steps.
+  const auto base = opsim(
+      "collective --topology nvlink-ring:4 --sizes 8B --algorithm ring --protocol LL "
+      "--format json");
+  const auto slower = opsim(
+      "collective --topology nvlink-ring:4 --sizes 8B --algorithm ring --protocol LL "
+      "--format json --set collectives.ring_ll_nvlink_step=2us");
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  ASSERT_EQ(slower.exit_code, 0) << slower.err;
+  const double t0 = nlohmann::json::parse(base.out).at("results")[0].at("time_s");
+  const double t1 = nlohmann::json::parse(slower.out).at("results")[0].at("time_s");
+  EXPECT_NEAR(t0, 6.6e-6 + 6 * 0.6e-6, 20e-9);
+  EXPECT_NEAR(t1, 6.6e-6 + 6 * 2e-6, 20e-9);
 }
 
 TEST(CliCollective, EveryCollectiveOnTheBooksServerHasTheLinksBusBandwidth) {
@@ -50,11 +83,13 @@ TEST(CliCollective, EveryCollectiveOnTheBooksServerHasTheLinksBusBandwidth) {
   for (const char* op :
        {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast", "reduce"}) {
     const auto r = opsim(std::string("collective --op ") + op +
-                         " --topology pcie-switch-4gpu --sizes 160MB --format json");
+                         " --topology pcie-switch-4gpu --sizes 160MB --format json "
+                         "--protocol wire");
     ASSERT_EQ(r.exit_code, 0) << op << r.err;
     const auto doc = nlohmann::json::parse(r.out);
     EXPECT_NEAR(doc.at("results")[0].at("busbw_GBps").get<double>(), 16.0, 0.16) << op;
-    EXPECT_EQ(doc.at("results")[0].at("algorithm"),
+    EXPECT_EQ(doc.at("results")[0].at("algorithm"), "auto");
+    EXPECT_EQ(doc.at("results")[0].at("chosen_algorithm"),
               std::string(op) == "all_to_all" ? "direct" : "ring");
   }
 }
@@ -65,9 +100,11 @@ TEST(CliCollective, SizesDoubleFromMinToMaxInTableAndCsv) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Header plus 1000, 2000, ..., 512000 bytes: 10 sizes.
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 11) << r.out;
-  EXPECT_EQ(r.out.rfind("op,topology,gpus,algorithm,bytes,count,time_s,algbw_GBps,busbw_GBps\n", 0),
+  EXPECT_EQ(r.out.rfind("op,topology,gpus,algorithm,bytes,count,time_s,algbw_GBps,busbw_GBps,"
+                        "chosen_algorithm,protocol\n",
+                        0),
             0u);
-  EXPECT_NE(r.out.find("all_gather,nvlink-ring:8,8,ring,1000,250,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("all_gather,nvlink-ring:8,8,auto,1000,250,"), std::string::npos) << r.out;
 
   const auto table = opsim(
       "collective --op broadcast --topology nvlink-ring:4 --gpus 3 "
@@ -86,14 +123,23 @@ TEST(CliCollective, TracesGoToTheTraceDirectory) {
       "--trace-dir " +
       dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(fs::is_regular_file(dir / "reduce_scatter-ring-4000000.json"));
+  EXPECT_TRUE(fs::is_regular_file(dir / "reduce_scatter-auto-4000000.json"));
 }
 
 TEST(CliCollective, BadFlagsAreOneLineAndExit2) {
   const char* bad[] = {
       "collective --op allgather",
-      "collective --algorithm tree",
+      "collective --op broadcast --algorithm tree",
       "collective --algorithm ring,nvls",
+      "collective --topology dgx-a100 --algorithm nvls",
+      "collective --topology dgx-h100 --algorithm nvls --protocol LL",
+      "collective --topology dgx-h100 --algorithm hierarchical",
+      "collective --protocol LL256",
+      "collective --gpus-per-thread 5",
+      "collective --gpus-per-thread 0",
+      "collective --set collectives.ll_efficiency=2",
+      "collective --set collectives.ring_ll_nvlink_step=-1us",
+      "collective --set collectives.no_such_key=1",
       "collective --op all_to_all --algorithm ring",
       "collective --op allreduce --algorithm direct",
       "collective --sizes 8X:1GB",

@@ -1,7 +1,10 @@
-// The ring collectives simulated on nvlink-ring:N and the book's PCIe server, against their
-// closed forms: allreduce 2(n-1)/n * S/B, reduce-scatter and all-gather (n-1)/n * S/B,
-// pipelined broadcast and reduce of k pieces (k+n-2)/k * S/B, all-to-all (n-1)/n * S/B
-// through one switch. Each run is forked (simulate_isolated).
+// The collectives simulated against their closed forms. With the `wire` protocol (links
+// alone) on the book's PCIe server (one ring): allreduce 2(n-1)/n * S/B, reduce-scatter and
+// all-gather (n-1)/n * S/B, pipelined broadcast and reduce of k pieces (k+n-2)/k * S/B,
+// all-to-all (n-1)/n * S/B through one switch; on nvlink-ring:N the ring runs both ways (two
+// channels), halving those. Then NCCL's protocols (latency per step, efficiency), the tree,
+// NVLS, hierarchical, send/recv and the tuner's choices. Each run is forked
+// (simulate_isolated).
 #include "experiments/collectives/collective.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +12,7 @@
 #include "common/input_error.hpp"
 #include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
+#include "topologies/topology_yaml.hpp"
 
 namespace opsim {
 namespace {
@@ -16,11 +20,13 @@ namespace {
 constexpr double kNvlink = 25e9;  // nvlink-ring:N, per direction
 constexpr double kPcie = 16e9;    // pcie-switch-4gpu, per direction
 
-double simulate_s(const Machine& machine, std::string_view op, double bytes,
-                  std::size_t chunks = 0) {
+double simulate_s(const Machine& machine, std::string_view op, double bytes, std::size_t chunks = 0,
+                  std::string algorithm = "", std::string protocol = "wire") {
   CollectiveOptions options;
   options.bytes = bytes;
   options.chunks = chunks;
+  options.algorithm = std::move(algorithm);
+  options.protocol = std::move(protocol);
   const CollectivePlan plan = make_collective(op, machine, options);
   return simulate_isolated(machine, plan.graph).makespan_s;
 }
@@ -30,29 +36,33 @@ void expect_time(double actual, double expected, int line = __builtin_LINE()) {
   EXPECT_NEAR(actual, expected, 1e-6 * expected);
 }
 
-TEST(Collectives, RingAllreduceOnNvlinkRingsTakes2NMinus1OverNTimesSOverB) {
+TEST(Collectives, RingAllreduceOnNvlinkRingsRunsBothWays) {
+  // Two GPUs share one link: one ring, 2(n-1)/n * S/B. More: the ring and its reverse, each
+  // with half of S, so 2(n-1)/n * S/(2B).
   for (int n : {2, 4, 8}) {
     const Machine m = resolve_topology("nvlink-ring:" + std::to_string(n));
     const double s = 64e6;
+    const double b = n == 2 ? kNvlink : 2 * kNvlink;
     SCOPED_TRACE(n);
-    expect_time(simulate_s(m, "allreduce", s), 2.0 * (n - 1) / n * s / kNvlink);
-    expect_time(simulate_s(m, "reduce_scatter", s), 1.0 * (n - 1) / n * s / kNvlink);
-    expect_time(simulate_s(m, "all_gather", s), 1.0 * (n - 1) / n * s / kNvlink);
+    expect_time(simulate_s(m, "allreduce", s, 0, "ring"), 2.0 * (n - 1) / n * s / b);
+    expect_time(simulate_s(m, "reduce_scatter", s), 1.0 * (n - 1) / n * s / b);
+    expect_time(simulate_s(m, "all_gather", s), 1.0 * (n - 1) / n * s / b);
   }
 }
 
 TEST(Collectives, PipelinedBroadcastAndReduceTakeKPlusNMinus2PieceTimes) {
   const Machine m = resolve_topology("nvlink-ring:4");
   const double s = 64e6;
-  expect_time(simulate_s(m, "broadcast", s, 16), (16.0 + 2) / 16 * s / kNvlink);
-  expect_time(simulate_s(m, "reduce", s, 16), (16.0 + 2) / 16 * s / kNvlink);
-  expect_time(simulate_s(m, "broadcast", s, 1), 3 * s / kNvlink);  // no pipeline: n-1 hops
+  const double half = s / 2;  // each way round the ring
+  expect_time(simulate_s(m, "broadcast", s, 16), (16.0 + 2) / 16 * half / kNvlink);
+  expect_time(simulate_s(m, "reduce", s, 16), (16.0 + 2) / 16 * half / kNvlink);
+  expect_time(simulate_s(m, "broadcast", s, 1), 3 * half / kNvlink);  // no pipeline: n-1 hops
   // By default pieces of 128 KiB: 64 MB is 489 pieces; at most 4096.
   EXPECT_EQ(pipeline_chunks(s), 489u);
   EXPECT_EQ(pipeline_chunks(8), 1u);
   EXPECT_EQ(pipeline_chunks(8e9), 4096u);
   // Each piece's time is rounded to whole nanoseconds: up to 1 ns per piece.
-  EXPECT_NEAR(simulate_s(m, "broadcast", s), (489.0 + 2) / 489 * s / kNvlink, 491e-9);
+  EXPECT_NEAR(simulate_s(m, "broadcast", s), (489.0 + 2) / 489 * half / kNvlink, 491e-9);
 }
 
 TEST(Collectives, BooksPcieServer) {
@@ -72,6 +82,7 @@ TEST(Collectives, GraphsHoldCopiesOnlyReductionsAreFused) {
   for (std::string_view op : collective_names()) {
     CollectiveOptions options;
     options.chunks = 4;
+    options.protocol = "Simple";
     const CollectivePlan plan = make_collective(op, m, options);
     std::size_t copies = 0;
     for (OpId id = 0; id < plan.graph.size(); ++id)
@@ -80,10 +91,16 @@ TEST(Collectives, GraphsHoldCopiesOnlyReductionsAreFused) {
   }
   CollectiveOptions options;
   options.chunks = 4;
-  EXPECT_EQ(make_collective("allreduce", m, options).graph.size(), 2u * 3 * 4);
-  EXPECT_EQ(make_collective("all_gather", m, options).graph.size(), 3u * 4);
-  EXPECT_EQ(make_collective("broadcast", m, options).graph.size(), 3u * 4);
+  options.algorithm = "ring";
+  // Two channels (the ring both ways) of 2(n-1) steps of n copies.
+  EXPECT_EQ(make_collective("allreduce", m, options).graph.size(), 2u * 2 * 3 * 4);
+  EXPECT_EQ(make_collective("all_gather", m, options).graph.size(), 2u * 3 * 4);
+  EXPECT_EQ(make_collective("broadcast", m, options).graph.size(), 2u * 3 * 4);
+  options.algorithm = "tree";  // two chains of 3 hops, up and down, 4 pieces
+  EXPECT_EQ(make_collective("allreduce", m, options).graph.size(), 2u * 2 * 3 * 4);
+  options.algorithm = "direct";
   EXPECT_EQ(make_collective("all_to_all", m, options).graph.size(), 4u * 3);
+  EXPECT_EQ(make_collective("sendrecv", m, options).graph.size(), 4u);
 }
 
 TEST(Collectives, BusFactorsAreNcclTests) {
@@ -93,6 +110,7 @@ TEST(Collectives, BusFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(bus_factor("all_to_all", 2), 0.5);
   EXPECT_DOUBLE_EQ(bus_factor("broadcast", 8), 1.0);
   EXPECT_DOUBLE_EQ(bus_factor("reduce", 8), 1.0);
+  EXPECT_DOUBLE_EQ(bus_factor("sendrecv", 8), 1.0);
   EXPECT_THROW(bus_factor("gather", 8), InputError);
 }
 
@@ -100,12 +118,17 @@ TEST(Collectives, BadRequestsAreInputErrors) {
   const Machine m = resolve_topology("nvlink-ring:4");
   CollectiveOptions options;
   EXPECT_THROW(make_collective("allgather", m, options), InputError);
-  options.algorithm = "tree";
+  options.algorithm = "trees";
   EXPECT_THROW(make_collective("allreduce", m, options), InputError);
-  options.algorithm = "direct";  // all_to_all's only
+  options.algorithm = "tree";  // allreduce only
+  EXPECT_THROW(make_collective("broadcast", m, options), InputError);
+  options.algorithm = "direct";  // all_to_all's and sendrecv's only
   EXPECT_THROW(make_collective("allreduce", m, options), InputError);
   options.algorithm = "ring";
   EXPECT_THROW(make_collective("all_to_all", m, options), InputError);
+  options.protocol = "LL256";
+  EXPECT_THROW(make_collective("allreduce", m, options), InputError);
+  options.protocol = "";
   EXPECT_EQ(collective_algorithms("all_to_all"), std::vector<std::string_view>{"direct"});
   EXPECT_EQ(collective_algorithms("reduce"), std::vector<std::string_view>{"ring"});
   options.bytes = 0;
@@ -115,6 +138,194 @@ TEST(Collectives, BadRequestsAreInputErrors) {
   EXPECT_THROW(make_collective("allreduce", m, options), InputError);
   options.gpus = {m.gpus().front(), m.gpus().front()};
   EXPECT_THROW(make_collective("allreduce", m, options), InputError);
+}
+
+CollectivePlan plan_of(const Machine& machine, double bytes, std::string algorithm = "auto",
+                       std::string protocol = "auto") {
+  CollectiveOptions options;
+  options.bytes = bytes;
+  options.algorithm = std::move(algorithm);
+  options.protocol = std::move(protocol);
+  return make_collective("allreduce", machine, options);
+}
+
+TEST(Collectives, ProtocolLatencyAt8BytesIsNcclsBaseAndStepLatencies) {
+  // nvlink-ring:8's links have no latency: an 8-byte allreduce takes NCCL's base latency
+  // plus 2(n-1) = 14 steps of its NVLink step latency (tuning.cc, hwLatencies).
+  const Machine m = resolve_topology("nvlink-ring:8");
+  const double tick = 20e-9;  // the few bytes and whole-nanosecond rounding
+  EXPECT_NEAR(simulate_s(m, "allreduce", 8, 0, "ring", "LL"), 6.6e-6 + 14 * 0.6e-6, tick);
+  EXPECT_NEAR(simulate_s(m, "allreduce", 8, 0, "ring", "LL128"), 14e-6 + 14 * 1.9e-6, tick);
+  EXPECT_NEAR(simulate_s(m, "allreduce", 8, 0, "ring", "Simple"), 8.4e-6 + 14 * 3.4e-6, tick);
+  // The tree: a chain of 8, 7 steps up and 7 down.
+  EXPECT_NEAR(simulate_s(m, "allreduce", 8, 0, "tree", "LL"), 6.8e-6 + 14 * 0.6e-6, tick);
+  EXPECT_NEAR(simulate_s(m, "allreduce", 8, 0, "tree", "Simple"), 8.4e-6 + 14 * 4.0e-6, tick);
+  // The links alone: no latency at all.
+  EXPECT_LT(simulate_s(m, "allreduce", 8, 0, "ring", "wire"), tick);
+  // A step whose route has more latency than the protocol's pays the route's: dgx1-v100's
+  // NVLinks take 0.7 us, more than LL's 0.6; so 8 KB is 6.6 + 14 x 0.7 us, not the 45 us of
+  // reduce launches the sync strategies pay.
+  const Machine dgx1 = resolve_topology("dgx1-v100");
+  EXPECT_NEAR(simulate_s(dgx1, "allreduce", 8192, 0, "ring", "LL"), 6.6e-6 + 14 * 0.7e-6, 0.3e-6);
+  // The book's PCIe server: 4 KB is 6.6 + 6 x 1.0 us over PCIe plus 6 steps of 1 KB at LL's
+  // and PCIe's efficiency (0.5 x 0.76), not 375 ns.
+  const Machine pcie = resolve_topology("pcie-switch-4gpu");
+  EXPECT_NEAR(simulate_s(pcie, "allreduce", 4096, 0, "ring", "LL"),
+              6.6e-6 + 6 * (1.0e-6 + 1024 / (0.5 * 0.76) / kPcie), 20e-9);
+}
+
+TEST(Collectives, ProtocolEfficiencyScalesTheBandwidth) {
+  // 64 MB on nvlink-ring:4, the ring both ways: 1.5 * S/2 at 25 GB/s times the protocol's
+  // and NVLink's efficiency (0.8, NCCL's 20 of 25 GB/s), plus base and 6 step latencies.
+  const Machine m = resolve_topology("nvlink-ring:4");
+  const double s = 64e6;
+  const double wire_s = 1.5 * s / 2 / kNvlink;
+  expect_time(simulate_s(m, "allreduce", s, 0, "ring", "Simple"),
+              8.4e-6 + 6 * 3.4e-6 + wire_s / 0.8);
+  expect_time(simulate_s(m, "allreduce", s, 0, "ring", "LL"), 6.6e-6 + 6 * 0.6e-6 + wire_s / 0.4);
+  expect_time(simulate_s(m, "allreduce", s, 0, "ring", "LL128"),
+              14e-6 + 6 * 1.9e-6 + wire_s / (0.92 * 0.8));
+}
+
+TEST(Collectives, TreeTakesSOverBPlusItsPipelineFill) {
+  // Two chains, each with S/2 up and down: every link direction of nvlink-ring:N carries S,
+  // so S/B bounds it below (exactly for 2 GPUs); the pipeline of k pieces fills in at most
+  // 2(n-1)-1 more piece times.
+  for (int n : {2, 4, 8}) {
+    SCOPED_TRACE(n);
+    const Machine m = resolve_topology("nvlink-ring:" + std::to_string(n));
+    const double s = 64e6;
+    const double k = static_cast<double>(pipeline_chunks(s / 2));
+    const double t = simulate_s(m, "allreduce", s, 0, "tree");
+    const double rounding = k * 1e-9;  // up to 1 ns per piece
+    EXPECT_GE(t, s / kNvlink - rounding);
+    EXPECT_LE(t, (k + 2 * (n - 1) - 1) / k * s / kNvlink);
+    if (n == 2) {
+      EXPECT_NEAR(t, s / kNvlink, rounding);
+    }
+  }
+}
+
+TEST(Collectives, NvlsRunsOnDgxH100AndIsRefusedOnDgxA100) {
+  // Each port carries S(n+1)/n each way at 450 GB/s x 0.824 (NCCL's 20.6 of 25 GB/s per
+  // NVLink 4) x 0.85 (nvlsEfficiency), after NVLS's 25 us and 7 rounds of the switch's
+  // 1.4 us route latency.
+  const Machine h100 = resolve_topology("dgx-h100");
+  const double s = 64e6;
+  expect_time(simulate_s(h100, "allreduce", s, 0, "nvls", "Simple"),
+              25e-6 + 7 * 1.4e-6 + s * 9 / 8 / (450e9 * 0.824 * 0.85));
+  const Machine a100 = resolve_topology("dgx-a100");
+  try {
+    (void)plan_of(a100, s, "nvls");
+    ADD_FAILURE() << "nvls ran on dgx-a100";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dgx-a100's switch nvsw0 does not"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)plan_of(h100, s, "nvls", "LL"), InputError);  // Simple only
+}
+
+TEST(Collectives, HierarchicalPipelinesItsPhasesAndBeatsTheRing) {
+  // ib-cluster:2x8@100: 12.5 GB/s NICs under 450 GB/s NVSwitch ports. Hierarchical:
+  // reduce-scatter and all-gather inside each server (7/8 S at 450 GB/s each) and S/8 per
+  // rail across, in 8 pieces whose phases overlap: between the longer phase and the sum.
+  // The ring sends 2(n-1)/n * S/8 through every NIC.
+  const double s = 1073741824;
+  for (const char* topology : {"ib-cluster:2x8@100", "ib-cluster:2x8"}) {
+    SCOPED_TRACE(topology);
+    const Machine m = resolve_topology(topology);
+    const double nic = std::string(topology).find("@100") != std::string::npos ? 12.5e9 : 50e9;
+    const double inside = 2 * 7.0 / 8 * s / 450e9;
+    const double across = s / 8 / nic;
+    const double hierarchical = simulate_s(m, "allreduce", s, 0, "hierarchical");
+    EXPECT_GE(hierarchical, std::max(inside, across));
+    EXPECT_LE(hierarchical, inside + across);
+    const double ring = simulate_s(m, "allreduce", s, 0, "ring");
+    EXPECT_GE(ring, 2 * 15.0 / 16 * s / 8 / nic);
+    EXPECT_LT(hierarchical, ring);
+  }
+  // One server has no hierarchy.
+  EXPECT_THROW((void)plan_of(resolve_topology("dgx-h100"), s, "hierarchical"), InputError);
+}
+
+TEST(Collectives, HierarchicalCopiesGrowAsRailsTimesServersSquared) {
+  // N servers of 8: per piece 2(N-1)N copies per rail, 2 x 7 x 8 per server; 8 pieces while
+  // that stays within about 4 million copies (ib-cluster:512x8: one piece, 4.24 million
+  // copies, against 33.5 million for one ring of all 4096 GPUs).
+  const CollectivePlan plan =
+      plan_of(resolve_topology("ib-cluster:64x8"), 1073741824, "hierarchical", "Simple");
+  EXPECT_EQ(plan.graph.size(), 8u * (8u * 2 * 63 * 64 + 64u * 2 * 7 * 8));
+}
+
+TEST(Collectives, AutoChoosesLikeNcclsTuner) {
+  // One server: the ring with LL at 8 B (6.6 + 14 x 0.6 us beats the tree's 6.8 + 14 x 0.6);
+  // at 1 GiB NVLS where the switch reduces, else the ring with Simple.
+  const Machine h100 = resolve_topology("dgx-h100");
+  CollectivePlan small = plan_of(h100, 8);
+  EXPECT_EQ(small.algorithm, "ring");
+  EXPECT_EQ(small.protocol, "LL");
+  CollectivePlan large = plan_of(h100, 1073741824);
+  EXPECT_EQ(large.algorithm, "nvls");
+  EXPECT_EQ(large.protocol, "Simple");
+  EXPECT_EQ(plan_of(resolve_topology("dgx-a100"), 1073741824).algorithm, "ring");
+  EXPECT_EQ(plan_of(resolve_topology("dgx-a100"), 1073741824).protocol, "Simple");
+  // Two servers: the tree's log2(2) network steps beat the ring's 2 at 8 B; the ring at 1 GiB.
+  const Machine cluster = resolve_topology("ib-cluster:2x8");
+  EXPECT_EQ(plan_of(cluster, 8).algorithm, "tree");
+  EXPECT_EQ(plan_of(cluster, 8).protocol, "LL");
+  EXPECT_EQ(plan_of(cluster, 1073741824).algorithm, "ring");
+  // A protocol given is kept; auto picks the algorithm for it.
+  EXPECT_EQ(plan_of(h100, 8, "auto", "Simple").protocol, "Simple");
+}
+
+TEST(Collectives, SendRecvMovesSOverOneHop) {
+  // Each GPU sends S to the next at once: S/B through the book's switch.
+  const Machine m = resolve_topology("pcie-switch-4gpu");
+  expect_time(simulate_s(m, "sendrecv", 160e6), 160e6 / kPcie);
+}
+
+TEST(Collectives, ProtocolValuesComeFromTheTopologyFile) {
+  const char* yaml = R"(
+name: two
+devices:
+  - {name: cpu0, kind: cpu}
+  - {name: sw0, kind: switch, in_switch_reduction: true}
+  - {name: gpu0, kind: gpu}
+  - {name: gpu1, kind: gpu}
+links:
+  - {between: [gpu0, sw0], type: nvlink}
+  - {between: [gpu1, sw0], type: nvlink}
+  - {between: [sw0, cpu0], type: pcie}
+collectives: {ring_ll_nvlink_step: 5us, ring_ll_base_latency: 0, nvlink_efficiency: 1}
+)";
+  const Machine m = parse_topology_yaml(yaml, "two.yaml");
+  EXPECT_DOUBLE_EQ(m.collectives().ring_ll_nvlink_step_s, 5e-6);
+  EXPECT_TRUE(m.device(*m.find_device("sw0")).reduces_in_switch);
+  // Two steps of 5 us (the links' own 1.4 us within them).
+  EXPECT_NEAR(simulate_s(m, "allreduce", 8, 0, "ring", "LL"), 2 * 5e-6, 20e-9);
+  EXPECT_EQ(plan_of(m, 1e9, "nvls").algorithm, "nvls");  // its switch reduces
+  // Written back only where it differs from NCCL's values, and read back the same.
+  const std::string text = dump_topology_yaml(m);
+  EXPECT_NE(text.find("ring_ll_nvlink_step: 5us"), std::string::npos) << text;
+  EXPECT_EQ(text.find("ring_ll128_nvlink_step"), std::string::npos) << text;
+  EXPECT_DOUBLE_EQ(parse_topology_yaml(text, "again.yaml").collectives().ring_ll_nvlink_step_s,
+                   5e-6);
+  EXPECT_THROW(parse_topology_yaml(std::string(yaml) + "  extra: 1\n", "bad.yaml"), InputError);
+  const std::string bad = std::string(yaml).replace(std::string(yaml).find("nvlink_efficiency: 1"),
+                                                    20, "nvlink_efficiency: 2");
+  EXPECT_THROW(parse_topology_yaml(bad, "bad.yaml"), InputError);
+}
+
+TEST(Collectives, HostLaunchesFloorAnIterationWithSeveralGpusPerThread) {
+  // nccl-tests -g 8: one thread launches 8 kernels of 5 us each (GpuModel::launch_s).
+  const Machine m = resolve_topology("dgx-a100");
+  CollectiveOptions options;
+  options.bytes = 8;
+  options.gpus_per_thread = 8;
+  const CollectivePlan plan = make_collective("allreduce", m, options);
+  EXPECT_NEAR(simulate_isolated(m, plan.graph).makespan_s, 8 * 5e-6, 1e-9);
+  options.gpus_per_thread = 9;
+  EXPECT_THROW((void)make_collective("allreduce", m, options), InputError);
 }
 
 }  // namespace

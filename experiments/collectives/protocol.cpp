@@ -1,0 +1,104 @@
+// NCCL's protocols as costs on copies: efficiency scales the bytes a step puts on the wire,
+// latency delays it. Values come from the machine's CollectiveModel.
+#include <algorithm>
+
+#include "common/input_error.hpp"
+#include "experiments/collectives/collective_common.hpp"
+
+namespace opsim::collectives {
+
+Protocol protocol_named(std::string_view name) {
+  if (name == "LL") return Protocol::kLL;
+  if (name == "LL128") return Protocol::kLL128;
+  if (name == "Simple") return Protocol::kSimple;
+  if (name == "wire") return Protocol::kWire;
+  throw InputError("collective: unknown protocol '" + std::string(name) +
+                   "' (choose LL, LL128, Simple, wire or auto)");
+}
+
+std::string_view protocol_name(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::kLL:
+      return "LL";
+    case Protocol::kLL128:
+      return "LL128";
+    case Protocol::kSimple:
+      return "Simple";
+    case Protocol::kWire:
+      break;
+  }
+  return "wire";
+}
+
+LinkClass link_class(const Machine& machine, DeviceId src, DeviceId dst) {
+  bool only_nvlink = true;
+  for (const Hop& hop : machine.route(src, dst)) {
+    const LinkKind kind = machine.link(hop.link).model.kind;
+    if (kind == LinkKind::kInfiniband || kind == LinkKind::kEthernet) return LinkClass::kNetwork;
+    if (kind != LinkKind::kNvlink) only_nvlink = false;
+  }
+  return only_nvlink ? LinkClass::kNvlink : LinkClass::kPcie;
+}
+
+double efficiency(const CollectiveModel& model, Protocol protocol, LinkClass link) {
+  if (protocol == Protocol::kWire) return 1.0;
+  const double of_protocol = protocol == Protocol::kLL      ? model.ll_efficiency
+                             : protocol == Protocol::kLL128 ? model.ll128_efficiency
+                                                            : model.simple_efficiency;
+  const double of_link = link == LinkClass::kNvlink ? model.nvlink_efficiency
+                         : link == LinkClass::kPcie ? model.pcie_efficiency
+                                                    : model.network_efficiency;
+  return of_protocol * of_link;
+}
+
+double step_latency_s(const CollectiveModel& m, Family family, Protocol protocol, LinkClass link) {
+  if (protocol == Protocol::kWire) return 0;
+  if (family == Family::kNvls) return link == LinkClass::kNetwork ? m.nvls_network_s : 0;
+  const int p = protocol == Protocol::kLL ? 0 : protocol == Protocol::kLL128 ? 1 : 2;
+  const double ring[3][3] = {
+      {m.ring_ll_nvlink_step_s, m.ring_ll128_nvlink_step_s, m.ring_simple_nvlink_step_s},
+      {m.ring_ll_pcie_step_s, m.ring_ll128_pcie_step_s, m.ring_simple_pcie_step_s},
+      {m.ring_ll_network_step_s, m.ring_ll128_network_step_s, m.ring_simple_network_step_s}};
+  const double tree[3][3] = {
+      {m.tree_ll_nvlink_step_s, m.tree_ll128_nvlink_step_s, m.tree_simple_nvlink_step_s},
+      {m.tree_ll_pcie_step_s, m.tree_ll128_pcie_step_s, m.tree_simple_pcie_step_s},
+      {m.tree_ll_network_step_s, m.tree_ll128_network_step_s, m.tree_simple_network_step_s}};
+  const int l = static_cast<int>(link);
+  return family == Family::kRing ? ring[l][p] : tree[l][p];
+}
+
+double base_latency_s(const CollectiveModel& m, Family family, Protocol protocol) {
+  if (protocol == Protocol::kWire) return 0;
+  if (family == Family::kNvls) return m.nvls_nvlink_s;
+  const bool ring = family == Family::kRing;
+  switch (protocol) {
+    case Protocol::kLL:
+      return ring ? m.ring_ll_base_s : m.tree_ll_base_s;
+    case Protocol::kLL128:
+      return ring ? m.ring_ll128_base_s : m.tree_ll128_base_s;
+    default:
+      return ring ? m.ring_simple_base_s : m.tree_simple_base_s;
+  }
+}
+
+OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream,
+                       bool first, bool pays_latency) {
+  Op op;
+  op.kind = OpKind::kCopy;
+  op.device = src;
+  op.peer = dst;
+  op.stream = stream;
+  op.bytes = bytes;
+  if (protocol_ != Protocol::kWire) {
+    const CollectiveModel& model = machine_.collectives();
+    const LinkClass link = link_class(machine_, src, dst);
+    op.bytes = bytes / efficiency(model, protocol_, link);
+    if (pays_latency)
+      op.seconds = std::max(0.0, step_latency_s(model, family_, protocol_, link) -
+                                     machine_.route_latency_s(src, dst));
+    if (first) op.seconds += base_latency_s(model, family_, protocol_);
+  }
+  return graph_.add(op, name);
+}
+
+}  // namespace opsim::collectives

@@ -1,0 +1,55 @@
+// How NCCL-style collectives use a machine: per protocol (LL, LL128, Simple) the share of a
+// link's rate its payload gets and the fixed cost of each step, per algorithm a launch
+// latency, per link class the usable share of the raw rate. Defaults are NCCL 2.30's own
+// tuning constants (src/graph/tuning.cc, src/graph/topo.h); docs/collectives.md cites each.
+// A topology file sets them under `collectives:`, `--set collectives.KEY=VALUE` one of them.
+#pragma once
+
+namespace opsim {
+
+struct CollectiveModel {
+  // Payload per byte on the wire, per protocol.
+  double ll_efficiency = 0.5;      ///< LL: 8-byte stores, 4 data bytes and a 4-byte flag
+  double ll128_efficiency = 0.92;  ///< LL128: 120 data bytes per 128-byte line (NCCL: .92)
+  double simple_efficiency = 1.0;  ///< Simple: the data alone, a fence per chunk
+  // The usable share of a link class's raw per-direction rate (NCCL's topology bandwidths).
+  double nvlink_efficiency = 0.8;    ///< SM70/SM80_NVLINK_BW 20 of NVLink's 25 GB/s
+  double pcie_efficiency = 0.76;     ///< PCI_BW 12 of PCIe 3.0 x16's 15.76 GB/s
+  double network_efficiency = 0.96;  ///< NET_BW 12 of 100 Gbit/s's 12.5 GB/s
+  /// NVLS: the share of the NVLink rate in-switch reduction reaches (nvlsEfficiency, Hopper).
+  double nvls_efficiency = 0.85;
+
+  // Launch latency once per collective (baseLatencies), seconds.
+  double ring_ll_base_s = 6.6e-6;
+  double ring_ll128_base_s = 14e-6;
+  double ring_simple_base_s = 8.4e-6;
+  double tree_ll_base_s = 6.8e-6;
+  double tree_ll128_base_s = 14e-6;
+  double tree_simple_base_s = 8.4e-6;
+
+  // Per step, by the link class the step crosses (hwLatencies), seconds.
+  double ring_ll_nvlink_step_s = 0.6e-6;
+  double ring_ll128_nvlink_step_s = 1.9e-6;
+  double ring_simple_nvlink_step_s = 3.4e-6;
+  double ring_ll_pcie_step_s = 1.0e-6;
+  double ring_ll128_pcie_step_s = 2.5e-6;
+  double ring_simple_pcie_step_s = 5.7e-6;
+  double ring_ll_network_step_s = 2.7e-6;
+  double ring_ll128_network_step_s = 4.0e-6;
+  double ring_simple_network_step_s = 14e-6;
+  double tree_ll_nvlink_step_s = 0.6e-6;
+  double tree_ll128_nvlink_step_s = 1.25e-6;
+  double tree_simple_nvlink_step_s = 4.0e-6;
+  double tree_ll_pcie_step_s = 1.0e-6;
+  double tree_ll128_pcie_step_s = 1.9e-6;
+  double tree_simple_pcie_step_s = 4.0e-6;
+  double tree_ll_network_step_s = 5.0e-6;
+  double tree_ll128_network_step_s = 8.5e-6;
+  double tree_simple_network_step_s = 14e-6;
+  /// NVLS (Simple only): the whole in-switch collective's latency within a node, and the
+  /// latency of its step across nodes.
+  double nvls_nvlink_s = 25e-6;
+  double nvls_network_s = 18e-6;
+};
+
+}  // namespace opsim
