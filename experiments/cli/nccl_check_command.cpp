@@ -21,18 +21,10 @@ namespace {
 
 constexpr const char* kDefaultDirectory = "experiments/nccl-reference";
 
-// The one place a table's algorithm becomes make_collective's. "auto" is NCCL's own choice
-// by size and machine; until the collectives library has a tuner of its own, the op's
-// default algorithm ("") stands in for it. A forced protocol is not passed on either:
-// CollectiveOptions has none yet.
-std::string opsim_algorithm(const NcclReferenceModel& model) {
-  return model.algorithm == "auto" ? "" : model.algorithm;
-}
-
-// What make_collective runs for `model`, for the report.
+// What make_collective runs for `model`, for the report: "auto" is opsim's tuner, which
+// picks per size as NCCL's does.
 std::string algorithm_run(const NcclReferenceModel& model) {
-  const std::string algorithm = opsim_algorithm(model);
-  return algorithm.empty() ? std::string(collective_algorithms(model.op).front()) : algorithm;
+  return model.algorithm;
 }
 
 // A table with the machine opsim runs it on.
@@ -78,7 +70,9 @@ CollectiveOptions collective_options(const CheckedTable& table, double bytes) {
   CollectiveOptions options;
   options.bytes = bytes;
   options.gpus = table.gpus;
-  options.algorithm = opsim_algorithm(table.reference.model);
+  options.algorithm = table.reference.model.algorithm;
+  options.protocol = table.reference.model.protocol;
+  options.gpus_per_thread = table.reference.model.gpus_per_thread;
   return options;
 }
 
@@ -156,8 +150,10 @@ std::string table_heading(const CheckedTable& table) {
   const NcclReferenceModel& model = table.reference.model;
   std::string heading = file_name(table.reference.csv_path) + ": " + model.op + " on " +
                         model.topology + ", " + std::to_string(model.gpus) + " GPUs, algorithm " +
-                        model.algorithm + " (opsim runs " + algorithm_run(model) + ")";
-  if (!model.protocol.empty()) heading += ", protocol " + model.protocol + " (not modelled)";
+                        model.algorithm;
+  if (!model.protocol.empty()) heading += ", protocol " + model.protocol;
+  if (model.gpus_per_thread > 1)
+    heading += ", " + std::to_string(model.gpus_per_thread) + " GPUs per thread (-g)";
   heading += model.counts ? "; counts toward the goal" : "; not counted: " + model.reason;
   return heading;
 }

@@ -29,8 +29,9 @@ constexpr double kPrintSlackFraction = 0.003;
 constexpr std::string_view kRequiredColumns[] = {"bytes", "time_us", "algbw_GBps", "busbw_GBps"};
 constexpr std::string_view kOptionalColumns[] = {
     "count", "type", "redop", "time_us_inplace", "algbw_GBps_inplace", "busbw_GBps_inplace"};
-constexpr std::string_view kModelKeys[] = {"op",       "topology", "gpus",   "algorithm",
-                                           "protocol", "counts",   "reason", "source"};
+constexpr std::string_view kModelKeys[] = {"op",        "topology", "gpus",
+                                           "algorithm", "protocol", "gpus_per_thread",
+                                           "counts",    "reason",   "source"};
 constexpr std::string_view kProtocols[] = {"LL", "LL128", "Simple"};
 
 [[noreturn]] void fail_at(const std::string& source, int line, const std::string& what) {
@@ -207,6 +208,10 @@ NcclReferenceModel parse_nccl_reference_model(std::string_view text, const std::
     if (!in(kProtocols, model.protocol))
       reader.fail(value.Mark(),
                   "unknown protocol '" + model.protocol + "' (choose LL, LL128 or Simple)");
+  });
+  reader.optional(root, "gpus_per_thread", [&](const YAML::Node& value) {
+    model.gpus_per_thread =
+        static_cast<int>(reader.integer(value, "gpus_per_thread", 1, model.gpus));
   });
   reader.optional(root, "counts",
                   [&](const YAML::Node& value) { model.counts = reader.boolean(value, "counts"); });

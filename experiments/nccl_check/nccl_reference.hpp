@@ -12,6 +12,7 @@
 //   gpus: 8                  # ranks of the run
 //   algorithm: auto          # auto (NCCL's own choice) or a forced one: ring, ...
 //   protocol: Simple         # optional: LL, LL128 or Simple when the run forced one
+//   gpus_per_thread: 8       # optional: nccl-tests' -g (default 1)
 //   counts: false            # optional, default true
 //   reason: noisy below 512 MiB   # required when counts is false
 //   source: https://...      # optional
@@ -39,6 +40,7 @@ struct NcclReferenceModel {
   int gpus = 0;                    ///< ranks; the machine's first `gpus` GPUs
   std::string algorithm = "auto";  ///< "auto", or the algorithm the run forced
   std::string protocol;            ///< empty, or LL / LL128 / Simple when forced
+  int gpus_per_thread = 1;         ///< nccl-tests' -g: GPUs one thread launches for
   bool counts = true;              ///< counts toward the accuracy goal
   std::string reason;              ///< why it does not count
   std::string source;              ///< where the table was published
