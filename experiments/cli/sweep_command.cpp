@@ -65,6 +65,10 @@ int run_sweep(const SweepOptions& options) {
         "without mpirun, or rebuild with libopenmpi-dev installed");
 #endif
   }
+  return run_sweep_locally(plan, options);
+}
+
+int run_sweep_locally(const SweepPlan& plan, const SweepOptions& options) {
   StopOnSignal stop_on_signal;
   SweepJournal journal(options.out_path, plan.header, plan.keys, plan.fingerprint, options.restart);
   const std::vector<std::size_t> todo = points_to_run(plan, journal);

@@ -24,6 +24,10 @@ struct SweepOptions {
 
 int run_sweep(const SweepOptions& options);
 
+struct SweepPlan;
+/// The sweep in this process's children, `options.parallel` at once (no MPI).
+int run_sweep_locally(const SweepPlan& plan, const SweepOptions& options);
+
 /// Adds `opsim sweep` (and `opsim sweep merge`) to `opsim`.
 Command register_sweep_command(CLI::App& opsim);
 

@@ -1,0 +1,210 @@
+#include "experiments/cli/sweep_mpi.hpp"
+
+#include <dlfcn.h>
+#include <mpi.h>
+#include <time.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "common/input_error.hpp"
+#include "experiments/cli/sweep_journal.hpp"
+
+namespace opsim {
+namespace {
+
+enum Tag : int {
+  kAskTag = 1,     // worker -> 0: give me a point (empty), or here is a result and give me another
+  kPointTag = 2,   // 0 -> worker: a point's index (uint64)
+  kStopTag = 3,    // 0 -> worker: no more points
+  kStatusTag = 4,  // 0 -> all: whether the journal opened (int exit code, 0: go on)
+};
+
+constexpr int kInputErrorExit = 2;
+
+// Open MPI's blocking calls spin; on a machine with fewer cores than ranks the spinning rank
+// takes the core a simulation needs. Probing with short sleeps between costs ~0.2 ms.
+void nap() {
+  const timespec pause{0, 200'000};
+  ::nanosleep(&pause, nullptr);
+}
+
+MPI_Status probe_politely(int source) {
+  int flag = 0;
+  MPI_Status status;
+  while (MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status), !flag) nap();
+  return status;
+}
+
+std::string receive_bytes(const MPI_Status& status) {
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  std::string bytes(static_cast<std::size_t>(count), '\0');
+  MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  return bytes;
+}
+
+// A result on the wire: index (8 bytes), seconds (8), failure kind (1), text.
+std::string encode_result(std::uint64_t index, double seconds, const ChildOutcome& outcome) {
+  std::string bytes(17, '\0');
+  std::memcpy(bytes.data(), &index, 8);
+  std::memcpy(bytes.data() + 8, &seconds, 8);
+  bytes[16] = static_cast<char>(outcome.failure);
+  return bytes + outcome.text;
+}
+
+struct WireResult {
+  std::uint64_t index = 0;
+  double seconds = 0;
+  ChildOutcome outcome;
+};
+
+WireResult decode_result(const std::string& bytes) {
+  if (bytes.size() < 17) throw std::runtime_error("sweep: a worker sent a short result");
+  WireResult r;
+  std::memcpy(&r.index, bytes.data(), 8);
+  std::memcpy(&r.seconds, bytes.data() + 8, 8);
+  r.outcome.failure = static_cast<ChildFailure>(bytes[16]);
+  r.outcome.text = bytes.substr(17);
+  return r;
+}
+
+class MpiSession {
+ public:
+  MpiSession() {
+    // With libsimgrid ahead of libmpi, MPI_Init would be SimGrid's SMPI, which aborts.
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&MPI_Init), &info) != 0 && info.dli_fname != nullptr &&
+        std::strstr(info.dli_fname, "simgrid") != nullptr)
+      throw std::runtime_error(
+          "MPI_Init resolves to SimGrid's SMPI, not the MPI library: link libmpi before "
+          "libsimgrid (experiments/cli/CMakeLists.txt)");
+    MPI_Init(nullptr, nullptr);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  ~MpiSession() { MPI_Finalize(); }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+int worker(const SweepPlan& plan) {
+  int status = 0;
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (status != 0) return status;
+  StopOnSignal stop_on_signal;  // rank 0 decides when to stop; a signal here only waits
+  IsolatedJobPool pool;
+  pool.set_children_ignore_interrupts(true);
+  std::string message;  // empty: the first request
+  while (true) {
+    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, kAskTag,
+             MPI_COMM_WORLD);
+    const MPI_Status reply = probe_politely(0);
+    const std::string bytes = receive_bytes(reply);
+    if (reply.MPI_TAG == kStopTag) return 0;
+    std::uint64_t index = 0;
+    std::memcpy(&index, bytes.data(), std::min<std::size_t>(8, bytes.size()));
+    const auto start = std::chrono::steady_clock::now();
+    pool.start(index, [&plan, index] { return simulate_point(plan, index); });
+    std::vector<std::pair<std::size_t, ChildOutcome>> ended;
+    while (ended.empty()) ended = pool.wait(-1);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    message = encode_result(index, seconds, ended.front().second);
+  }
+}
+
+// Answers requests until every worker has been told to stop.
+void hand_out(const MpiSession& mpi, const std::vector<std::size_t>& todo, SweepJournal& journal,
+              SweepTally& tally) {
+  std::size_t next = 0;
+  int workers = mpi.size() - 1;
+  while (workers > 0) {
+    std::vector<std::pair<std::size_t, std::string>> rows;
+    std::vector<int> askers;
+    int flag = 0;
+    MPI_Status probe;
+    do {
+      const MPI_Status ask = probe_politely(MPI_ANY_SOURCE);
+      const std::string bytes = receive_bytes(ask);
+      askers.push_back(ask.MPI_SOURCE);
+      if (!bytes.empty()) {
+        const WireResult r = decode_result(bytes);
+        rows.emplace_back(r.index, tally.row(r.index, r.outcome, r.seconds));
+      }
+      MPI_Iprobe(MPI_ANY_SOURCE, kAskTag, MPI_COMM_WORLD, &flag, &probe);
+    } while (flag);
+    journal.append(rows);  // on disk before those ranks get more work
+    for (int asker : askers) {
+      if (next < todo.size() && StopOnSignal::received() == 0) {
+        const std::uint64_t index = todo[next++];
+        MPI_Send(&index, 8, MPI_BYTE, asker, kPointTag, MPI_COMM_WORLD);
+      } else {
+        MPI_Send(nullptr, 0, MPI_BYTE, asker, kStopTag, MPI_COMM_WORLD);
+        --workers;
+      }
+    }
+  }
+}
+
+// Rank 0: answers every request; a batch of results that arrived together is appended
+// with one fsync, before any of their ranks gets its next point.
+int coordinator(const MpiSession& mpi, const SweepPlan& plan, const SweepOptions& options) {
+  int status = 0;
+  std::unique_ptr<SweepJournal> journal;
+  try {
+    journal = std::make_unique<SweepJournal>(options.out_path, plan.header, plan.keys,
+                                             plan.fingerprint, options.restart);
+  } catch (const InputError&) {
+    status = kInputErrorExit;
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    throw;
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const std::vector<std::size_t> todo = points_to_run(plan, *journal);
+  if (journal->done() > 0)
+    std::cerr << "sweep: " << journal->done() << " of " << plan.selected.size()
+              << " points done, resuming\n";
+  StopOnSignal stop_on_signal;
+  SweepTally tally(plan, *journal);
+  try {
+    hand_out(mpi, todo, *journal, tally);
+  } catch (const std::exception& e) {
+    // Workers may be waiting for an answer that will not come: end the whole job.
+    std::cerr << "opsim: internal error: " << e.what() << "\n";
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  const std::string summary = tally.summary(*journal);
+  if (const int signal = StopOnSignal::received(); signal != 0) {
+    std::cerr << "opsim: sweep stopped by signal " << signal << ": " << summary
+              << "; rerun the same command to resume\n";
+    return 128 + signal;
+  }
+  journal->finish();
+  std::cerr << "sweep: " << summary << " over " << mpi.size() - 1 << " worker ranks"
+            << (options.out_path.empty() ? "" : "; wrote " + options.out_path) << "\n";
+  tally.throw_first_failure(*journal);
+  return 0;
+}
+
+}  // namespace
+
+int run_sweep_mpi(const SweepPlan& plan, const SweepOptions& options) {
+  MpiSession mpi;
+  if (mpi.size() == 1) return run_sweep_locally(plan, options);
+  if (mpi.rank() != 0) return worker(plan);
+  return coordinator(mpi, plan, options);
+}
+
+}  // namespace opsim
