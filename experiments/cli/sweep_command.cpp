@@ -28,8 +28,8 @@ SweepShard parse_shard(const std::string& text) {
   return {index - 1, count};
 }
 
-int finish_local_sweep(const SweepOptions& options, const SweepPlan& plan, SweepJournal& journal,
-                       const SweepTally& tally, int stop_signal) {
+int finish_local_sweep(const SweepOptions& options, SweepJournal& journal, const SweepTally& tally,
+                       int stop_signal) {
   const std::string summary = tally.summary(journal);
   if (stop_signal != 0) {
     std::cerr << "opsim: sweep stopped by signal " << stop_signal << ": " << summary
@@ -38,10 +38,9 @@ int finish_local_sweep(const SweepOptions& options, const SweepPlan& plan, Sweep
     return kInterruptedExitBase + stop_signal;
   }
   journal.finish();
+  tally.throw_first_failure(journal);  // one line: the first failure, then the summary
   std::cerr << "sweep: " << summary
             << (options.out_path.empty() ? "" : "; wrote " + options.out_path) << "\n";
-  (void)plan;
-  tally.throw_first_failure(journal);
   return 0;
 }
 
@@ -78,7 +77,7 @@ int run_sweep_locally(const SweepPlan& plan, const SweepOptions& options) {
   SweepTally tally(plan, journal);
   const int stop_signal =
       run_points_locally(plan, todo, journal, tally, options.parallel, options.grace_s);
-  return finish_local_sweep(options, plan, journal, tally, stop_signal);
+  return finish_local_sweep(options, journal, tally, stop_signal);
 }
 
 Command register_sweep_command(CLI::App& opsim) {

@@ -192,9 +192,9 @@ int coordinator(const MpiSession& mpi, const SweepPlan& plan, const SweepOptions
     return 128 + signal;
   }
   journal->finish();
+  tally.throw_first_failure(*journal);  // one line: the first failure, then the summary
   std::cerr << "sweep: " << summary << " over " << mpi.size() - 1 << " worker ranks"
             << (options.out_path.empty() ? "" : "; wrote " + options.out_path) << "\n";
-  tally.throw_first_failure(*journal);
   return 0;
 }
 

@@ -100,7 +100,7 @@ void SweepTally::throw_first_failure(const SweepJournal& journal) const {
   if (failed_ == 0) return;
   ChildOutcome outcome = first_failure_outcome_;
   outcome.text += " (" + std::to_string(failed_) + " of " + std::to_string(journal.done()) +
-                  " points failed; the error column names each)";
+                  " points failed; the error column names each) [sweep: " + summary(journal) + "]";
   throw_if_failed(outcome, describe_point(plan_.spec, plan_.points[first_failure_]) + ": ");
 }
 

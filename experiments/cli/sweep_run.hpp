@@ -52,7 +52,8 @@ class SweepTally {
   /// "1000 points (3 failed) in 9.8 s, 102 points/s; slowest 0.21 s: strategy=ring, ..."
   std::string summary(const SweepJournal& journal) const;
   /// Throws for the first failure of this run (InputError, or ChildProcessFailure for a
-  /// crash), naming how many points failed; returns when none did.
+  /// crash), naming how many points failed, the summary in the same line; returns when none
+  /// did.
   void throw_first_failure(const SweepJournal& journal) const;
 
  private:

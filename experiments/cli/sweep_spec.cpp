@@ -229,7 +229,9 @@ class SpecReader {
       fail(item, "bytes",
            "cannot read '" + value + "' as a size from " + (least > 1 ? "1 KiB" : "1 byte") +
                " to 2^53 bytes");
-    return exact(std::floor(*bytes));
+    char plain[32];
+    std::snprintf(plain, sizeof plain, "%.0f", std::floor(*bytes));
+    return plain;
   }
 
   // set: {NAME.FIELD: [VALUE, ...]}: one axis per key; what_if.hpp checks the values when a

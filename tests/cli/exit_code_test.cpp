@@ -63,15 +63,19 @@ TEST(CliExitCode, BadInputFoundInsideASweepProcessKeepsTheRowsAndIsExit2) {
   const auto r = opsim("sweep " + spec.string() + " -o " + csv.string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   expect_one_line(r.err);
-  EXPECT_EQ(r.err.rfind("opsim: error: ps on pcie-switch-4gpu, 160 MB: sync ps: needs GPUs", 0), 0u)
+  EXPECT_EQ(r.err.rfind("opsim: error: topology=pcie-switch-4gpu, bytes=160000000, comm_only=true, "
+                        "strategy=ps: sync ps: needs GPUs",
+                        0),
+            0u)
       << r.err;
-  EXPECT_NE(r.err.find("(1 of 2 simulations failed; the error column names each)"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("(1 of 2 points failed; the error column names each)"), std::string::npos)
       << r.err;
   // Nothing lost: the tree row has its 60 ms, the ps row its reason.
   const std::string rows = opsim::test::slurp(csv);
-  EXPECT_NE(rows.find("pcie-switch-4gpu,tree,160000000,4,true,0.06,"), std::string::npos) << rows;
-  EXPECT_NE(rows.find("pcie-switch-4gpu,ps,160000000,,true,,,,,,,,"), std::string::npos) << rows;
+  EXPECT_NE(rows.find(",pcie-switch-4gpu,160000000,true,tree,0.06,"), std::string::npos) << rows;
+  EXPECT_NE(rows.find(",pcie-switch-4gpu,160000000,true,ps,,,,,,,,,,,\"sync ps: needs GPUs"),
+            std::string::npos)
+      << rows;
 }
 
 // The pids of `parent`'s children, read from /proc.
