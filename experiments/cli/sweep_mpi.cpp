@@ -145,7 +145,8 @@ void hand_out(const MpiSession& mpi, const std::vector<std::size_t>& todo, Sweep
       }
       MPI_Iprobe(MPI_ANY_SOURCE, kAskTag, MPI_COMM_WORLD, &flag, &probe);
     } while (flag);
-    journal.append(rows);  // on disk before those ranks get more work
+    // The ranks get their next points first, so that they simulate while the rows sync;
+    // a row counts as done (summary, resume) only once on disk.
     for (int asker : askers) {
       if (next < todo.size() && StopOnSignal::received() == 0) {
         const std::uint64_t index = todo[next++];
@@ -155,11 +156,12 @@ void hand_out(const MpiSession& mpi, const std::vector<std::size_t>& todo, Sweep
         --workers;
       }
     }
+    journal.append(rows);
   }
 }
 
 // Rank 0: answers every request; a batch of results that arrived together is appended
-// with one fsync, before any of their ranks gets its next point.
+// with one fsync.
 int coordinator(const MpiSession& mpi, const SweepPlan& plan, const SweepOptions& options) {
   int status = 0;
   std::unique_ptr<SweepJournal> journal;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <unordered_set>
 
 #include "common/input_error.hpp"
 #include "common/input_file.hpp"
@@ -71,6 +72,12 @@ std::string exact(double value) {
   char text[32];
   const auto end = std::to_chars(text, text + sizeof text, value).ptr;
   return std::string(text, end);
+}
+
+std::string whole_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", value);
+  return text;
 }
 
 class SpecReader {
@@ -229,9 +236,7 @@ class SpecReader {
       fail(item, "bytes",
            "cannot read '" + value + "' as a size from " + (least > 1 ? "1 KiB" : "1 byte") +
                " to 2^53 bytes");
-    char plain[32];
-    std::snprintf(plain, sizeof plain, "%.0f", std::floor(*bytes));
-    return plain;
+    return whole_number(std::floor(*bytes));
   }
 
   // set: {NAME.FIELD: [VALUE, ...]}: one axis per key; what_if.hpp checks the values when a
@@ -253,13 +258,11 @@ class SpecReader {
   }
 
   void add_axis(SweepAxis axis, const YAML::Node& node, const std::string& key) {
-    for (std::size_t i = 0; i < axis.values.size(); ++i)
-      for (std::size_t j = 0; j < i; ++j)
-        if (axis.values[i] == axis.values[j])
-          fail(node, key, "'" + axis.values[i] + "' appears twice");
+    std::unordered_set<std::string_view> seen;
+    for (const std::string& value : axis.values)
+      if (!seen.insert(value).second) fail(node, key, "'" + value + "' appears twice");
     spec_.axes.push_back(std::move(axis));
     axis_keys_.push_back(key);
-    axis_nodes_.push_back(node);
   }
 
   // zip: [[topologies, gpus], ...]: the named axes vary together, value by value.
@@ -290,38 +293,28 @@ class SpecReader {
                    ": zipped axes need as many values each");
         members.push_back(index);
       }
+      std::sort(members.begin(), members.end());  // the group stands where its first axis does
       spec_.zip_groups.push_back(members);
     }
     regroup();
   }
 
-  // Moves each zip group's axes next to its first member, so that the grid order keeps
-  // them together.
+  // Moves each zip group's other axes next to its first, so that the grid order keeps a
+  // group together.
   void regroup() {
     std::vector<std::size_t> order;
-    std::vector<bool> placed(spec_.axes.size(), false);
+    std::vector<bool> follower(spec_.axes.size(), false);
+    for (const auto& group : spec_.zip_groups)
+      for (std::size_t i = 1; i < group.size(); ++i) follower[group[i]] = true;
     for (std::size_t i = 0; i < spec_.axes.size(); ++i) {
-      if (placed[i]) continue;
+      if (follower[i]) continue;
       const auto group = std::find_if(spec_.zip_groups.begin(), spec_.zip_groups.end(),
                                       [&](const auto& g) { return g.front() == i; });
-      const bool follower =
-          !placed[i] && group == spec_.zip_groups.end() &&
-          std::any_of(spec_.zip_groups.begin(), spec_.zip_groups.end(),
-                      [&](const auto& g) { return std::find(g.begin(), g.end(), i) != g.end(); });
-      if (follower) continue;  // placed with its group's first member
-      if (group == spec_.zip_groups.end()) {
+      if (group == spec_.zip_groups.end())
         order.push_back(i);
-        placed[i] = true;
-        continue;
-      }
-      for (std::size_t member : *group) {
-        order.push_back(member);
-        placed[member] = true;
-      }
+      else
+        order.insert(order.end(), group->begin(), group->end());
     }
-    // Followers whose first member came later than they did.
-    for (std::size_t i = 0; i < spec_.axes.size(); ++i)
-      if (!placed[i]) order.push_back(i);
     std::vector<SweepAxis> axes;
     std::vector<std::size_t> position(spec_.axes.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
@@ -343,7 +336,7 @@ class SpecReader {
     for (std::size_t i = 0; i < spec_.axes.size(); ++i)
       if (!zipped[i]) points *= static_cast<double>(spec_.axes[i].values.size());
     if (points > static_cast<double>(kMostPoints))
-      throw input_error(path_ + ":1:1: spec: " + exact(points) + " points, more than the " +
+      throw input_error(path_ + ":1:1: spec: " + whole_number(points) + " points, more than the " +
                         std::to_string(kMostPoints) + " one sweep runs; split it");
   }
 
@@ -351,7 +344,6 @@ class SpecReader {
   std::string path_;
   SweepSpec spec_;
   std::vector<std::string> axis_keys_;  // spec key of each axis ("bytes", "set.gpu0.x")
-  std::vector<YAML::Node> axis_nodes_;
 };
 
 [[noreturn]] void throw_syntax_error(const YAML::Exception& e, const std::string& path) {

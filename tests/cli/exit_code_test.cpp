@@ -94,20 +94,9 @@ std::vector<pid_t> children_of(pid_t parent) {
 }
 
 // Starts opsim with `args`, stderr into `err_path`; returns its pid.
-pid_t start_opsim(const std::vector<std::string>& args, const fs::path& err_path) {
-  const std::string binary = std::string(OPSIM_BINARY_DIR) + "/bin/opsim";
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int null = ::open("/dev/null", O_RDWR);
-  ::dup2(null, STDIN_FILENO);
-  ::dup2(null, STDOUT_FILENO);
-  ::dup2(err, STDERR_FILENO);
-  std::vector<char*> argv = {const_cast<char*>(binary.c_str())};
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  ::execv(binary.c_str(), argv.data());
-  ::_exit(127);
+pid_t start_opsim(std::vector<std::string> args, const fs::path& err_path) {
+  args.insert(args.begin(), std::string(OPSIM_BINARY_DIR) + "/bin/opsim");
+  return opsim::test::start_process(args, err_path);
 }
 
 TEST(CliExitCode, ASimulationProcessKilledBySignalIsExit3) {

@@ -107,19 +107,7 @@ std::map<std::string, std::vector<std::string>> rows_by_key(const Table& table) 
 }
 
 pid_t start(const std::vector<std::string>& argv, const fs::path& err_path) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int null = ::open("/dev/null", O_RDWR);
-  ::dup2(null, STDIN_FILENO);
-  ::dup2(null, STDOUT_FILENO);
-  ::dup2(err, STDERR_FILENO);
-  ::setpgid(0, 0);  // a group of its own: the test can end every process it started
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  ::execvp(args[0], args.data());
-  ::_exit(127);
+  return opsim::test::start_process(argv, err_path);
 }
 
 std::string opsim_binary() {
