@@ -67,7 +67,7 @@ std::string answer_of(const std::function<std::string()>& job) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(3);
   if (ignore_interrupts) {
     ::signal(SIGINT, SIG_IGN);
-    ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGTERM, SIG_IGN);
   }
   const bool written = write_all(fd, answer_of(job));
   ::close(fd);

@@ -53,8 +53,9 @@ class IsolatedJobPool {
   /// Kills and reaps the children still running.
   ~IsolatedJobPool();
 
-  /// `ignore_interrupts`: children ignore SIGINT, so a Ctrl-C at the terminal (sent to the
-  /// whole process group) stops the parent from handing out work while they finish theirs.
+  /// `ignore`: children ignore SIGINT and SIGTERM, so a Ctrl-C at the terminal or a SIGTERM
+  /// to the whole process group stops the parent from handing out work while they finish
+  /// theirs (the parent kills them with SIGKILL when they take too long; they die with it).
   void set_children_ignore_interrupts(bool ignore) { ignore_interrupts_ = ignore; }
   /// Forks a child that runs `job`; throws std::system_error when pipe or fork fail.
   void start(std::size_t id, const std::function<std::string()>& job);

@@ -152,7 +152,10 @@ int run_points_locally(const SweepPlan& plan, const std::vector<std::size_t>& to
     }
     std::vector<std::pair<std::size_t, std::string>> rows;
     for (const auto& [index, outcome] : pool.wait(stopping ? 100 : 1000)) {
-      if (killed && outcome.failure == ChildFailure::kCrashed) continue;
+      // Killed after the grace period, or by a signal meant for the whole sweep: the
+      // point runs again on resume rather than leave a row that blames it.
+      if ((killed || StopOnSignal::received() != 0) && outcome.failure == ChildFailure::kCrashed)
+        continue;
       rows.emplace_back(index, tally.row(index, outcome, seconds_since(started[index])));
     }
     // The next points start before these rows are synced (a sync takes milliseconds); the

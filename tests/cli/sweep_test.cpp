@@ -234,22 +234,28 @@ TEST(SweepMpi, ARankKilledMidSweepAndRerunEndsWithTheRowsOfASerialRun) {
   EXPECT_EQ(rows_by_key(table), rows_by_key(read_table(serial)));
 }
 
-TEST(Sweep, InterruptStopsHandingOutKeepsTheRowsAndExitsWithTheSignal) {
-  const fs::path spec = write_spec("interrupt.yaml", thousand_point_spec());
-  const fs::path csv = scratch_dir() / "interrupt.csv", err = scratch_dir() / "interrupt-err";
+// Starts the 1000-point sweep, sends `signal` once 30 rows are on disk (to the whole process
+// group when `group`, as a terminal's Ctrl-C or a batch system does), and checks the stop:
+// exit 128 + signal, one line, the rows kept and none blaming the signal; then the rerun.
+void stop_and_resume(int signal, bool group, const std::string& name) {
+  const fs::path spec = write_spec(name + ".yaml", thousand_point_spec());
+  const fs::path csv = scratch_dir() / (name + ".csv"), err = scratch_dir() / (name + "-err");
   const pid_t pid = start({opsim_binary(), "sweep", spec.string(), "-o", csv.string()}, err);
   wait_for_rows(csv, 30, pid);
-  ::kill(pid, SIGINT);
+  ::kill(group ? -pid : pid, signal);
   const int status = wait_for(pid, 30);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
-  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(WEXITSTATUS(status), 128 + signal);
   const std::string message = slurp(err);
-  EXPECT_EQ(message.rfind("opsim: sweep stopped by signal 2: ", 0), 0u) << message;
+  EXPECT_EQ(message.rfind("opsim: sweep stopped by signal " + std::to_string(signal) + ": ", 0), 0u)
+      << message;
   EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
   EXPECT_NE(message.find("rerun the same command to resume"), std::string::npos) << message;
   const Table stopped = read_table(csv);
   EXPECT_GE(stopped.rows.size(), 30u);
   EXPECT_LT(stopped.rows.size(), 1000u);
+  for (std::size_t i = 0; i < stopped.rows.size(); ++i)
+    EXPECT_EQ(stopped.cell(i, "error"), "") << "point " << stopped.cell(i, "point");
   const auto resumed = opsim("sweep " + spec.string() + " -o " + csv.string());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(
@@ -257,6 +263,14 @@ TEST(Sweep, InterruptStopsHandingOutKeepsTheRowsAndExitsWithTheSignal) {
       std::string::npos)
       << resumed.err;
   EXPECT_EQ(read_table(csv).rows.size(), 1000u);
+}
+
+TEST(Sweep, InterruptStopsHandingOutKeepsTheRowsAndExitsWithTheSignal) {
+  stop_and_resume(SIGINT, false, "interrupt");
+}
+
+TEST(Sweep, TerminateSentToTheWholeGroupLeavesNoRowBlamingTheSignal) {
+  stop_and_resume(SIGTERM, true, "terminate");
 }
 
 const char* const kSmallSpec =
