@@ -74,7 +74,7 @@ int run_sweep_locally(const SweepPlan& plan, const SweepOptions& options) {
   if (journal.done() > 0)
     std::cerr << "sweep: " << journal.done() << " of " << plan.selected.size()
               << " points done, resuming\n";
-  SweepTally tally(plan, journal);
+  SweepTally tally(plan);
   const int stop_signal =
       run_points_locally(plan, todo, journal, tally, options.parallel, options.grace_s);
   return finish_local_sweep(options, journal, tally, stop_signal);

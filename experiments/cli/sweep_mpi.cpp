@@ -2,10 +2,12 @@
 
 #include <dlfcn.h>
 #include <mpi.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -72,6 +74,18 @@ WireResult decode_result(const std::string& bytes) {
   r.outcome.failure = static_cast<ChildFailure>(bytes[16]);
   r.outcome.text = bytes.substr(17);
   return r;
+}
+
+// User and system time of this process (not its children): what handing out costs rank 0.
+std::string own_cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const double seconds =
+      static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+      static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", seconds);
+  return text;
 }
 
 class MpiSession {
@@ -179,7 +193,7 @@ int coordinator(const MpiSession& mpi, const SweepPlan& plan, const SweepOptions
     std::cerr << "sweep: " << journal->done() << " of " << plan.selected.size()
               << " points done, resuming\n";
   StopOnSignal stop_on_signal;
-  SweepTally tally(plan, *journal);
+  SweepTally tally(plan);
   try {
     hand_out(mpi, todo, *journal, tally);
   } catch (const std::exception& e) {
@@ -195,7 +209,8 @@ int coordinator(const MpiSession& mpi, const SweepPlan& plan, const SweepOptions
   }
   journal->finish();
   tally.throw_first_failure(*journal);  // one line: the first failure, then the summary
-  std::cerr << "sweep: " << summary << " over " << mpi.size() - 1 << " worker ranks"
+  std::cerr << "sweep: " << summary << " over " << mpi.size() - 1 << " worker ranks (rank 0 used "
+            << own_cpu_seconds() << " s of CPU handing out and writing)"
             << (options.out_path.empty() ? "" : "; wrote " + options.out_path) << "\n";
   return 0;
 }

@@ -59,7 +59,7 @@ std::string simulate_point(const SweepPlan& plan, std::size_t index) {
   return run_sweep_point(plan.spec, plan.points[index]);
 }
 
-SweepTally::SweepTally(const SweepPlan& plan, const SweepJournal&) : plan_(plan) {}
+SweepTally::SweepTally(const SweepPlan& plan) : plan_(plan) {}
 
 std::string SweepTally::row(std::size_t index, const ChildOutcome& outcome, double seconds) {
   ++ran_;

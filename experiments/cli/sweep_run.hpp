@@ -4,8 +4,9 @@
 //
 //   SweepPlan plan = plan_sweep(load_sweep_spec("s.yaml"), {0, 1});
 //   SweepJournal journal("out.csv", plan.header, plan.keys, plan.fingerprint, false);
-//   SweepTally tally(plan, journal);
-//   run_points_locally(plan, journal, tally, /*parallel=*/2, /*grace_s=*/10);
+//   SweepTally tally(plan);
+//   run_points_locally(plan, points_to_run(plan, journal), journal, tally, /*parallel=*/2,
+//                      /*grace_s=*/10);
 #pragma once
 
 #include <chrono>
@@ -46,7 +47,7 @@ std::string simulate_point(const SweepPlan& plan, std::size_t index);
 /// What finished: counts, the first failure, the slowest point; the summary line.
 class SweepTally {
  public:
-  SweepTally(const SweepPlan& plan, const SweepJournal& journal);
+  explicit SweepTally(const SweepPlan& plan);
   /// The row for `outcome` of point `index`, which took `seconds` in its child.
   std::string row(std::size_t index, const ChildOutcome& outcome, double seconds);
   /// "1000 points (3 failed) in 9.8 s, 102 points/s; slowest 0.21 s: strategy=ring, ..."
