@@ -46,6 +46,12 @@ int finish_local_sweep(const SweepOptions& options, SweepJournal& journal, const
 
 }  // namespace
 
+void report_resume(const SweepPlan& plan, const std::vector<std::size_t>& todo) {
+  const std::size_t done = plan.selected.size() - todo.size();
+  if (done > 0)
+    std::cerr << "sweep: " << done << " of " << plan.selected.size() << " points done, resuming\n";
+}
+
 bool mpi_launch_detected() {
   for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
     if (std::getenv(variable) != nullptr) return true;
@@ -71,9 +77,7 @@ int run_sweep_locally(const SweepPlan& plan, const SweepOptions& options) {
   StopOnSignal stop_on_signal;
   SweepJournal journal(options.out_path, plan.header, plan.keys, plan.fingerprint, options.restart);
   const std::vector<std::size_t> todo = points_to_run(plan, journal);
-  if (journal.done() > 0)
-    std::cerr << "sweep: " << journal.done() << " of " << plan.selected.size()
-              << " points done, resuming\n";
+  report_resume(plan, todo);
   SweepTally tally(plan);
   const int stop_signal =
       run_points_locally(plan, todo, journal, tally, options.parallel, options.grace_s);

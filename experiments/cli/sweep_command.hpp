@@ -28,6 +28,10 @@ struct SweepPlan;
 /// The sweep in this process's children, `options.parallel` at once (no MPI).
 int run_sweep_locally(const SweepPlan& plan, const SweepOptions& options);
 
+/// "sweep: 412 of 1000 points done, resuming" on stderr when some of `plan`'s points are
+/// done (`todo`: those that are not).
+void report_resume(const SweepPlan& plan, const std::vector<std::size_t>& todo);
+
 /// Adds `opsim sweep` (and `opsim sweep merge`) to `opsim`.
 Command register_sweep_command(CLI::App& opsim);
 

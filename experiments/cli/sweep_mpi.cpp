@@ -189,9 +189,7 @@ int coordinator(const MpiSession& mpi, const SweepPlan& plan, const SweepOptions
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   const std::vector<std::size_t> todo = points_to_run(plan, *journal);
-  if (journal->done() > 0)
-    std::cerr << "sweep: " << journal->done() << " of " << plan.selected.size()
-              << " points done, resuming\n";
+  report_resume(plan, todo);
   StopOnSignal stop_on_signal;
   SweepTally tally(plan);
   try {

@@ -80,13 +80,16 @@ std::string SweepTally::row(std::size_t index, const ChildOutcome& outcome, doub
 }
 
 std::string SweepTally::summary(const SweepJournal& journal) const {
-  std::size_t failed_rows = 0;
-  for (std::size_t index : plan_.selected)
-    if (journal.has(index) && row_failed(journal.row(index))) ++failed_rows;
+  std::size_t done = 0, failed_rows = 0;
+  for (std::size_t index : plan_.selected) {
+    if (!journal.has(index)) continue;
+    ++done;
+    if (row_failed(journal.row(index))) ++failed_rows;
+  }
   const double wall_s = seconds_since(start_);
-  std::string text = std::to_string(journal.done()) + " of " +
-                     std::to_string(plan_.selected.size()) + " points done";
-  if (ran_ != journal.done()) text += " (" + std::to_string(ran_) + " in this run)";
+  std::string text =
+      std::to_string(done) + " of " + std::to_string(plan_.selected.size()) + " points done";
+  if (ran_ != done) text += " (" + std::to_string(ran_) + " in this run)";
   text += ", " + std::to_string(failed_rows) + " failed, " + fixed(wall_s, 1) + " s";
   if (ran_ > 0 && wall_s > 0)
     text += ", " + fixed(static_cast<double>(ran_) / wall_s, 1) + " points/s";
