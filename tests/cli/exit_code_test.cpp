@@ -78,20 +78,7 @@ TEST(CliExitCode, BadInputFoundInsideASweepProcessKeepsTheRowsAndIsExit2) {
       << rows;
 }
 
-// The pids of `parent`'s children, read from /proc.
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> children;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string pid, command, state;
-    pid_t ppid = 0;
-    if (stat >> pid >> command >> state >> ppid && ppid == parent)
-      children.push_back(std::stoi(pid));
-  }
-  return children;
-}
+using opsim::test::children_of;
 
 // Starts opsim with `args`, stderr into `err_path`; returns its pid.
 pid_t start_opsim(std::vector<std::string> args, const fs::path& err_path) {

@@ -174,18 +174,12 @@ TEST(Sweep, KilledAtARandomMomentAndRerunEndsWithTheRowsOfAnUninterruptedRun) {
     ASSERT_EQ(table.cell(i, "point"), std::to_string(i));
 }
 
-// The pids of `parent`'s children whose environment says they are MPI rank `rank`.
+// The child of `parent` whose environment says it is MPI rank `rank`, or 0.
 pid_t rank_process(pid_t parent, int rank) {
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string pid, command, state;
-    pid_t ppid = 0;
-    if (!(stat >> pid >> command >> state >> ppid) || ppid != parent) continue;
-    const std::string environ = slurp(entry.path() / "environ");
+  for (const pid_t child : opsim::test::children_of(parent)) {
+    const std::string environ = slurp("/proc/" + std::to_string(child) + "/environ");
     if (environ.find("OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + '\0') != std::string::npos)
-      return std::stoi(pid);
+      return child;
   }
   return 0;
 }
@@ -271,6 +265,35 @@ TEST(Sweep, InterruptStopsHandingOutKeepsTheRowsAndExitsWithTheSignal) {
 
 TEST(Sweep, TerminateSentToTheWholeGroupLeavesNoRowBlamingTheSignal) {
   stop_and_resume(SIGTERM, true, "terminate");
+}
+
+TEST(Sweep, APointWhoseProcessIsKilledIsAnErrorRowAndTheOthersFinish) {
+  // A ring over 1024 GPUs takes seconds: long enough to kill its process, as the kernel's
+  // out-of-memory killer would, once the small point beside it is done.
+  const fs::path spec = write_spec("crash.yaml",
+                                   "topologies: [nvlink-ring:1024, pcie-switch-4gpu]\n"
+                                   "strategies: [ring]\nbytes: [16MB]\ncomm_only: true\n");
+  const fs::path csv = scratch_dir() / "crash.csv", err = scratch_dir() / "crash-err";
+  const pid_t pid = start({opsim_binary(), "sweep", spec.string(), "-o", csv.string()}, err);
+  wait_for_rows(csv, 1, pid);
+  std::vector<pid_t> children = opsim::test::children_of(pid);
+  ASSERT_EQ(children.size(), 1u) << "the long point is not running alone";
+  ::kill(children.front(), SIGKILL);
+  const int status = wait_for(pid, 60);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  const std::string message = slurp(err);
+  EXPECT_EQ(message.rfind("opsim: internal error: topology=nvlink-ring:1024, bytes=16000000, "
+                          "comm_only=true, strategy=ring: child process killed by signal 9 "
+                          "(Killed) (1 of 2 points failed",
+                          0),
+            0u)
+      << message;
+  const Table t = read_table(csv);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.cell(0, "error"), "child process killed by signal 9 (Killed)");
+  EXPECT_EQ(t.cell(1, "error"), "");
+  EXPECT_NEAR(std::stod(t.cell(1, "makespan_s")), 2.0 * 3 / 4 * 16e6 / 16e9, 1e-9);
 }
 
 const char* const kSmallSpec =

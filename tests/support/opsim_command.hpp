@@ -89,6 +89,21 @@ inline pid_t start_process(const std::vector<std::string>& argv,
   ::_exit(127);
 }
 
+/// The pids of `parent`'s children, read from /proc.
+inline std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string pid, command, state;
+    pid_t ppid = 0;
+    if (stat >> pid >> command >> state >> ppid && ppid == parent)
+      children.push_back(std::stoi(pid));
+  }
+  return children;
+}
+
 /// Runs build/bin/opsim with `args` in `dir`.
 inline CommandResult run_opsim(const std::string& args, const std::filesystem::path& dir) {
   return run_program("opsim", args, dir);
