@@ -443,6 +443,34 @@ TEST(Sweep, WorkloadPointsMatchOpsimSim) {
   EXPECT_NEAR(std::stod(split(row).at(2)), expected, expected * 1e-9) << row;
 }
 
+TEST(Sweep, TracePointsReplayTheRecordedStepAsOpsimReplayDoes) {
+  const std::string trace = std::string(OPSIM_SOURCE_DIR) + "/tests/data/pytorch/mlp-cuda.json.gz";
+  const fs::path spec =
+      write_spec("replay.yaml", "traces: [" + trace + "]\nkernels: [recorded, modelled]\n");
+  const fs::path csv = scratch_dir() / "replay.csv";
+  const auto sweep = opsim("sweep " + spec.string() + " -o " + csv.string());
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  const auto replay = opsim("replay " + trace + " --format json");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  auto count = [&](const std::string& name) {
+    const std::size_t at = replay.out.find("\"" + name + "\": ");
+    EXPECT_NE(at, std::string::npos) << name;
+    return std::stod(replay.out.substr(at + name.size() + 4));
+  };
+  const double ops = count("gpu_ops") + count("host_ops");
+  const double step_s = count("replayed_s");
+  const Table t = read_table(csv);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.cell(0, "kernels"), "recorded");
+  EXPECT_EQ(t.cell(1, "kernels"), "modelled");
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(std::stod(t.cell(i, "ops")), ops);
+    EXPECT_EQ(t.cell(i, "error"), "");
+  }
+  // The recorded step lies inside the replayed run: the run is at least as long.
+  EXPECT_GE(std::stod(t.cell(0, "makespan_s")), step_s);
+}
+
 TEST(Sweep, ZippedAxesVaryTogether) {
   const fs::path spec = write_spec("zip.yaml",
                                    "topologies: [nvlink-ring:4, nvlink-ring:8]\ngpus: [4, 8]\n"
