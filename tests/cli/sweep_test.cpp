@@ -141,6 +141,34 @@ void wait_for_rows(const fs::path& csv, std::size_t rows, pid_t pid) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
+// Whether a live (not zombie) process of group `group` exists, read from /proc.
+bool group_alive(pid_t group) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = slurp(entry.path() / "stat");
+    const std::size_t paren = stat.rfind(')');  // the command may hold spaces
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(stat.substr(paren + 2));
+    std::string state;
+    pid_t ppid = 0, pgrp = 0;
+    if (fields >> state >> ppid >> pgrp && pgrp == group && state != "Z") return true;
+  }
+  return false;
+}
+
+// Whether every process of group `group` (the sweep and its children) is gone within
+// `timeout_s`: children die with their parent.
+bool group_ends_within(pid_t group, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!group_alive(group)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(-group, SIGKILL);
+  return false;
+}
+
 TEST(Sweep, KilledAtARandomMomentAndRerunEndsWithTheRowsOfAnUninterruptedRun) {
   const fs::path spec = write_spec("thousand.yaml", thousand_point_spec());
   const fs::path reference = scratch_dir() / "reference.csv", csv = scratch_dir() / "killed.csv";
@@ -172,6 +200,26 @@ TEST(Sweep, KilledAtARandomMomentAndRerunEndsWithTheRowsOfAnUninterruptedRun) {
   // The finished file is in grid order, as an uninterrupted run writes it.
   for (std::size_t i = 0; i < table.rows.size(); ++i)
     ASSERT_EQ(table.cell(i, "point"), std::to_string(i));
+}
+
+TEST(Sweep, ASimulationDiesWithTheSweepThatStartedIt) {
+  // A ring over 2048 GPUs takes seconds to simulate; its sweep is killed a moment after it
+  // starts. The simulation must not run on alone.
+  const fs::path spec = write_spec("orphan.yaml",
+                                   "topologies: [nvlink-ring:2048]\nstrategies: [ring]\n"
+                                   "bytes: [16MB]\ncomm_only: true\n");
+  const fs::path csv = scratch_dir() / "orphan.csv";
+  const pid_t pid =
+      start({opsim_binary(), "sweep", spec.string(), "-o", csv.string()}, scratch_dir() / "err");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (opsim::test::children_of(pid).empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_FALSE(opsim::test::children_of(pid).empty()) << "no simulation process appeared";
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGKILL);
+  wait_for(pid, 10);
+  EXPECT_TRUE(group_ends_within(pid, 1.0)) << "the simulation outlived its sweep";
+  EXPECT_EQ(read_table(csv).rows.size(), 0u);
 }
 
 // The child of `parent` whose environment says it is MPI rank `rank`, or 0.
