@@ -557,6 +557,22 @@ TEST(Sweep, ShardsMergeIntoTheWholeSweepAndAMissingShardIsReported) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("2 of 6 points missing (grid indexes 1, 4)"), std::string::npos)
       << missing.err;
+
+  // A point held twice with different results: reported, the first input's row kept.
+  Table shard2 = read_table(scratch_dir() / "shard2.csv");
+  std::string edited = slurp(scratch_dir() / "shard2.csv");
+  const std::string makespan = shard2.cell(0, "makespan_s");
+  edited.replace(edited.find("," + makespan + ","), makespan.size() + 2, ",12345,");
+  std::ofstream(scratch_dir() / "edited.csv") << edited;
+  const auto conflict = opsim("sweep merge" + shards + " " +
+                              (scratch_dir() / "edited.csv").string() + " -o " + merged.string());
+  ASSERT_EQ(conflict.exit_code, 0) << conflict.err;
+  EXPECT_NE(conflict.err.find("2 duplicate rows dropped (1 with different results, the first "
+                              "input's kept: points " +
+                              shard2.cell(0, "point") + ")"),
+            std::string::npos)
+      << conflict.err;
+  EXPECT_EQ(rows_by_key(read_table(merged)), rows_by_key(read_table(whole)));
 }
 
 TEST(Sweep, SpecErrorsNameTheFileLineAndKey) {
