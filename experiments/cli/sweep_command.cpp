@@ -92,7 +92,7 @@ Command register_sweep_command(CLI::App& opsim) {
   sweep->add_option("spec", options->spec_path, "Sweep spec (YAML)")->check(CLI::ExistingFile);
   sweep->add_option("--out,-o", options->out_path, "CSV file (default: stdout, no resume)")
       ->check(writable_file("the results"));
-  add_jobs_option(*sweep, options->parallel);
+  CLI::Option* jobs = add_jobs_option(*sweep, options->parallel);
   sweep->add_flag("--restart", options->restart,
                   "Start over: replace the rows --out holds (another sweep's too)");
   sweep
@@ -114,7 +114,8 @@ Command register_sweep_command(CLI::App& opsim) {
       ->required()
       ->check(writable_file("the merged results"));
   sweep->require_subcommand(0, 1);
-  return {sweep, [options, merge, merge_command] {
+  return {sweep, [options, merge, merge_command, jobs] {
+            options->jobs_given = jobs->count() > 0;
             if (merge_command->parsed()) return run_sweep_merge(*merge);
             if (options->spec_path.empty())
               throw InputError("sweep: a SPEC is required (opsim sweep SPEC -o FILE)");

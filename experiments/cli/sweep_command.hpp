@@ -17,6 +17,7 @@ struct SweepOptions {
   std::string spec_path;
   std::string out_path;  ///< empty: stdout, no resume
   unsigned parallel = 2;
+  bool jobs_given = false;  ///< -j on the command line (under mpirun: points per worker rank)
   bool restart = false;
   std::string shard = "1/1";  ///< "I/N": every N-th point from the I-th (1-based)
   double grace_s = 10;        ///< after SIGINT/SIGTERM, how long running points may finish

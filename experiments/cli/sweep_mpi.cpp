@@ -113,38 +113,61 @@ class MpiSession {
   int size_ = 1;
 };
 
-int worker(const SweepPlan& plan) {
+// Points a worker rank runs at once: -j when given, else 1 (one rank per core).
+unsigned slots_per_worker(const SweepOptions& options) {
+  return options.jobs_given ? std::max(1u, options.parallel) : 1u;
+}
+
+// A worker rank: keeps `slots` points running, each in a forked child; every result it
+// sends asks for the next point, and it ends once rank 0 has answered every slot with stop.
+int worker(const SweepPlan& plan, unsigned slots) {
   int status = 0;
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (status != 0) return status;
   StopOnSignal stop_on_signal;  // rank 0 decides when to stop; a signal here only waits
   IsolatedJobPool pool;
   pool.set_children_ignore_interrupts(true);
-  std::string message;  // empty: the first request
-  while (true) {
-    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, kAskTag,
-             MPI_COMM_WORLD);
-    const MPI_Status reply = probe_politely(0);
-    const std::string bytes = receive_bytes(reply);
-    if (reply.MPI_TAG == kStopTag) return 0;
-    std::uint64_t index = 0;
-    std::memcpy(&index, bytes.data(), std::min<std::size_t>(8, bytes.size()));
-    const auto start = std::chrono::steady_clock::now();
-    pool.start(index, [&plan, index] { return simulate_point(plan, index); });
-    std::vector<std::pair<std::size_t, ChildOutcome>> ended;
-    while (ended.empty()) ended = pool.wait(-1);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    message = encode_result(index, seconds, ended.front().second);
+  for (unsigned i = 0; i < slots; ++i)  // an empty message asks for a first point
+    MPI_Send(nullptr, 0, MPI_BYTE, 0, kAskTag, MPI_COMM_WORLD);
+  std::vector<std::chrono::steady_clock::time_point> started(plan.points.size());
+  unsigned stopped = 0;
+  while (stopped < slots || pool.running() > 0) {
+    int flag = 0;
+    MPI_Status reply;
+    while (MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &reply), flag) {
+      const std::string bytes = receive_bytes(reply);
+      if (reply.MPI_TAG == kStopTag) {
+        ++stopped;
+        continue;
+      }
+      std::uint64_t index = 0;
+      std::memcpy(&index, bytes.data(), std::min<std::size_t>(8, bytes.size()));
+      started[index] = std::chrono::steady_clock::now();
+      pool.start(index, [&plan, index] { return simulate_point(plan, index); });
+    }
+    if (pool.running() == 0) {
+      if (stopped < slots) nap();
+      continue;
+    }
+    // With every slot busy no answer is due: sleep until a child ends.
+    const bool answer_due = pool.running() + stopped < slots;
+    for (const auto& [index, outcome] : pool.wait(answer_due ? 1 : -1)) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started[index]).count();
+      const std::string message = encode_result(index, seconds, outcome);
+      MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, kAskTag,
+               MPI_COMM_WORLD);
+    }
   }
+  return 0;
 }
 
-// Answers requests until every worker has been told to stop.
-void hand_out(const MpiSession& mpi, const std::vector<std::size_t>& todo, SweepJournal& journal,
-              SweepTally& tally) {
+// Answers requests until every slot of every worker has been told to stop.
+void hand_out(const MpiSession& mpi, unsigned slots_per_worker,
+              const std::vector<std::size_t>& todo, SweepJournal& journal, SweepTally& tally) {
   std::size_t next = 0;
-  int workers = mpi.size() - 1;
-  while (workers > 0) {
+  std::size_t slots = static_cast<std::size_t>(mpi.size() - 1) * slots_per_worker;
+  while (slots > 0) {
     std::vector<std::pair<std::size_t, std::string>> rows;
     std::vector<int> askers;
     int flag = 0;
@@ -167,7 +190,7 @@ void hand_out(const MpiSession& mpi, const std::vector<std::size_t>& todo, Sweep
         MPI_Send(&index, 8, MPI_BYTE, asker, kPointTag, MPI_COMM_WORLD);
       } else {
         MPI_Send(nullptr, 0, MPI_BYTE, asker, kStopTag, MPI_COMM_WORLD);
-        --workers;
+        --slots;
       }
     }
     journal.append(rows);
@@ -193,7 +216,7 @@ int coordinator(const MpiSession& mpi, const SweepPlan& plan, const SweepOptions
   StopOnSignal stop_on_signal;
   SweepTally tally(plan);
   try {
-    hand_out(mpi, todo, *journal, tally);
+    hand_out(mpi, slots_per_worker(options), todo, *journal, tally);
   } catch (const std::exception& e) {
     // Workers may be waiting for an answer that will not come: end the whole job.
     std::cerr << "opsim: internal error: " << e.what() << "\n";
@@ -218,7 +241,7 @@ int coordinator(const MpiSession& mpi, const SweepPlan& plan, const SweepOptions
 int run_sweep_mpi(const SweepPlan& plan, const SweepOptions& options) {
   MpiSession mpi;
   if (mpi.size() == 1) return run_sweep_locally(plan, options);
-  if (mpi.rank() != 0) return worker(plan);
+  if (mpi.rank() != 0) return worker(plan, slots_per_worker(options));
   return coordinator(mpi, plan, options);
 }
 

@@ -1,8 +1,8 @@
 // `mpirun -n K opsim sweep SPEC -o FILE`: rank 0 owns the journal and hands out one point at
 // a time to whichever rank asks (so a long point stalls only its rank); ranks 1..K-1 each
-// run their point in a forked child (a crash loses that point, not the rank) and send back
-// its row's cells. Rank 0 does not simulate: on a busy machine its quick answers keep every
-// worker fed. Built only where CMake finds MPI (OPSIM_HAVE_MPI).
+// run their points in forked children (a crash loses that point, not the rank), one at a
+// time or -j at a time when -j is given, and send back each row's cells. Rank 0 does not
+// simulate: on a busy machine its quick answers keep every worker fed. Built only where CMake finds MPI (OPSIM_HAVE_MPI).
 //
 //   if (mpi_launch_detected()) return run_sweep_mpi(plan, options);
 #pragma once
