@@ -274,6 +274,17 @@ TEST(SweepMpi, ARankKilledMidSweepAndRerunEndsWithTheRowsOfASerialRun) {
   const Table table = read_table(csv);
   EXPECT_EQ(table.rows.size(), 400u);
   EXPECT_EQ(rows_by_key(table), rows_by_key(read_table(serial)));
+
+  // One worker rank running two points at once (-j 2) gives the same rows.
+  const fs::path paired = scratch_dir() / "mpi-j2.csv";
+  const pid_t two =
+      start({"mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", opsim_binary(), "sweep",
+             spec.string(), "-o", paired.string(), "-j", "2"},
+            scratch_dir() / "mpi-err3");
+  const int two_status = wait_for(two, 120);
+  ASSERT_TRUE(WIFEXITED(two_status) && WEXITSTATUS(two_status) == 0)
+      << slurp(scratch_dir() / "mpi-err3");
+  EXPECT_EQ(rows_by_key(read_table(paired)), rows_by_key(read_table(serial)));
 }
 
 // Starts the 1000-point sweep, sends `signal` once 30 rows are on disk (to the whole process
