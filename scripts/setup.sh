@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libtbb-dev libstarpu-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev fonts-dejavu-core
   xvfb xauth
+  openmpi-bin libopenmpi-dev  # mpirun -n K opsim sweep (built when CMake finds MPI)
   clang libclang-rt-dev  # the fuzz harnesses (scripts/fuzz.sh): libFuzzer and the sanitizers
 )
 missing=()

@@ -1,5 +1,6 @@
 #include "sim/isolated_run.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -60,40 +61,18 @@ std::string answer_of(const std::function<std::string()>& job) {
   }
 }
 
-[[noreturn]] void child_main(int fd, pid_t parent, const std::function<std::string()>& job) {
+[[noreturn]] void child_main(int fd, pid_t parent, bool ignore_interrupts,
+                             const std::function<std::string()>& job) {
   // Die with the parent; it may have died before prctl, and then we were reparented.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(3);
+  if (ignore_interrupts) {
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGTERM, SIG_IGN);
+  }
   const bool written = write_all(fd, answer_of(job));
   ::close(fd);
   // _exit: no atexit handlers or static destructors of the parent's state (SimGrid's).
   ::_exit(written ? 0 : 3);
-}
-
-struct RunningChild {
-  std::size_t index;
-  pid_t pid;
-  int fd;
-  std::string received;
-};
-
-RunningChild start_child(const std::function<std::string()>& job, std::size_t index) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw_errno("pipe");
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int error = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
-    errno = error;
-    throw_errno("fork");
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    child_main(fds[1], parent, job);
-  }
-  ::close(fds[1]);
-  return RunningChild{index, pid, fds[0], {}};
 }
 
 ChildOutcome outcome_of(const std::string& received, int status) {
@@ -113,50 +92,84 @@ ChildOutcome outcome_of(const std::string& received, int status) {
           "child process exited with status " + std::to_string(code) + " without a result"};
 }
 
-// Reads what the child has written; at end of file reaps it and returns true.
-bool read_or_reap(RunningChild& child, ChildOutcome& outcome) {
-  char chunk[1 << 16];
-  const ssize_t n = ::read(child.fd, chunk, sizeof chunk);
-  if (n > 0) {
-    child.received.append(chunk, static_cast<std::size_t>(n));
-    return false;
-  }
-  if (n < 0 && errno == EINTR) return false;
-  ::close(child.fd);
+int reap(pid_t pid) {
   int status = 0;
-  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  outcome = outcome_of(child.received, status);
-  return true;
-}
-
-// Waits until some running child has something to read or has closed its pipe.
-std::vector<pollfd> wait_for_any(const std::vector<RunningChild>& running) {
-  std::vector<pollfd> polls;
-  for (const RunningChild& child : running) polls.push_back(pollfd{child.fd, POLLIN, 0});
-  while (::poll(polls.data(), polls.size(), -1) < 0)
-    if (errno != EINTR) throw_errno("poll");
-  return polls;
+  return status;
 }
 
 }  // namespace
+
+IsolatedJobPool::~IsolatedJobPool() {
+  kill_all();
+  for (const Child& child : running_) {
+    ::close(child.fd);
+    reap(child.pid);
+  }
+}
+
+void IsolatedJobPool::start(std::size_t id, const std::function<std::string()>& job) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe");
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int error = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    errno = error;
+    throw_errno("fork");
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_main(fds[1], parent, ignore_interrupts_, job);
+  }
+  ::close(fds[1]);
+  running_.push_back(Child{id, pid, fds[0], {}});
+}
+
+std::vector<std::pair<std::size_t, ChildOutcome>> IsolatedJobPool::wait(int timeout_ms) {
+  std::vector<std::pair<std::size_t, ChildOutcome>> ended;
+  if (running_.empty()) return ended;
+  std::vector<pollfd> polls;
+  for (const Child& child : running_) polls.push_back(pollfd{child.fd, POLLIN, 0});
+  if (::poll(polls.data(), polls.size(), timeout_ms) < 0) {
+    if (errno == EINTR) return ended;
+    throw_errno("poll");
+  }
+  for (std::size_t i = running_.size(); i-- > 0;) {
+    if (!(polls[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    Child& child = running_[i];
+    char chunk[1 << 16];
+    const ssize_t n = ::read(child.fd, chunk, sizeof chunk);
+    if (n > 0) {
+      child.received.append(chunk, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    ::close(child.fd);
+    ended.emplace_back(child.id, outcome_of(child.received, reap(child.pid)));
+    running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return ended;
+}
+
+void IsolatedJobPool::kill_all() {
+  for (const Child& child : running_) ::kill(child.pid, SIGKILL);
+}
 
 std::vector<ChildOutcome> run_isolated_jobs(
     const std::vector<std::function<std::string()>>& jobs, unsigned parallel,
     const std::function<void(std::size_t, const ChildOutcome&)>& on_done) {
   std::vector<ChildOutcome> outcomes(jobs.size());
-  std::vector<RunningChild> running;
+  IsolatedJobPool pool;
   std::size_t next = 0;
   if (parallel == 0) parallel = 1;
-  while (next < jobs.size() || !running.empty()) {
-    for (; next < jobs.size() && running.size() < parallel; ++next)
-      running.push_back(start_child(jobs[next], next));
-    const std::vector<pollfd> polls = wait_for_any(running);
-    for (std::size_t i = running.size(); i-- > 0;) {
-      if (!(polls[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const std::size_t index = running[i].index;
-      if (!read_or_reap(running[i], outcomes[index])) continue;
-      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+  while (next < jobs.size() || pool.running() > 0) {
+    for (; next < jobs.size() && pool.running() < parallel; ++next) pool.start(next, jobs[next]);
+    for (auto& [index, outcome] : pool.wait(-1)) {
+      outcomes[index] = std::move(outcome);
       if (on_done) on_done(index, outcomes[index]);
     }
   }

@@ -36,6 +36,47 @@ class ChildProcessFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Children started one at a time and collected as they end: the loop under
+/// run_isolated_jobs, for a caller that decides what to start next as results come in (a
+/// sweep that resumes, stops on SIGINT or takes its points from MPI rank 0).
+///
+///   IsolatedJobPool pool;
+///   pool.start(7, [] { return simulate_point(7); });
+///   for (auto& [id, outcome] : pool.wait(100)) record(id, outcome);
+///
+/// Call only from a single-threaded process, as run_isolated_jobs.
+class IsolatedJobPool {
+ public:
+  IsolatedJobPool() = default;
+  IsolatedJobPool(const IsolatedJobPool&) = delete;
+  IsolatedJobPool& operator=(const IsolatedJobPool&) = delete;
+  /// Kills and reaps the children still running.
+  ~IsolatedJobPool();
+
+  /// `ignore`: children ignore SIGINT and SIGTERM, so a Ctrl-C at the terminal or a SIGTERM
+  /// to the whole process group stops the parent from handing out work while they finish
+  /// theirs (the parent kills them with SIGKILL when they take too long; they die with it).
+  void set_children_ignore_interrupts(bool ignore) { ignore_interrupts_ = ignore; }
+  /// Forks a child that runs `job`; throws std::system_error when pipe or fork fail.
+  void start(std::size_t id, const std::function<std::string()>& job);
+  std::size_t running() const { return running_.size(); }
+  /// Waits at most `timeout_ms` (-1: until one ends) and returns the children that ended,
+  /// with the ids they were started with. Returns early and empty when a signal arrives.
+  std::vector<std::pair<std::size_t, ChildOutcome>> wait(int timeout_ms);
+  /// Sends SIGKILL to every running child; wait() then reports them as crashed.
+  void kill_all();
+
+ private:
+  struct Child {
+    std::size_t id;
+    int pid;
+    int fd;
+    std::string received;
+  };
+  std::vector<Child> running_;
+  bool ignore_interrupts_ = false;
+};
+
 /// Runs every job, at most `parallel` at once, each in a fresh forked child.
 /// `on_done(index, outcome)` is called in the parent as each job ends (for progress bars, or
 /// to note what a job wrote). Outcomes keep job order.

@@ -1,117 +1,126 @@
 #include "experiments/cli/sweep_command.hpp"
 
-#include <yaml-cpp/yaml.h>
-
-#include <cmath>
+#include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
-#include <sstream>
+#include <memory>
 
-#include "common/atomic_file.hpp"
 #include "common/input_error.hpp"
-#include "engine/csv_trace_writer.hpp"
 #include "experiments/cli/cli_options.hpp"
-#include "experiments/cli/progress_bar.hpp"
-#include "experiments/cli/strategy_run.hpp"
-#include "experiments/cli/sweep_spec.hpp"
-#include "experiments/cli/text_table.hpp"
-#include "hw_models/units.hpp"
-#include "sim/isolated_run.hpp"
+#include "experiments/cli/sweep_journal.hpp"
+#include "experiments/cli/sweep_merge.hpp"
+#include "experiments/cli/sweep_mpi.hpp"
+#include "experiments/cli/sweep_run.hpp"
 
 namespace opsim {
 namespace {
 
-std::string describe(const StrategyRunRequest& q) {
-  return q.strategy + " on " + q.topology + ", " + format_bytes(q.bytes) +
-         (q.gpus ? ", " + std::to_string(q.gpus) + " GPUs" : "") + ": ";
+constexpr int kInterruptedExitBase = 128;  // as a shell reports a signal: 130 SIGINT, 143 SIGTERM
+
+SweepShard parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  char* end = nullptr;
+  const unsigned long index = std::strtoul(text.c_str(), &end, 10);
+  const bool index_ok = slash != std::string::npos && end == text.c_str() + slash;
+  const unsigned long count = index_ok ? std::strtoul(text.c_str() + slash + 1, &end, 10) : 0;
+  if (!index_ok || *end != '\0' || count < 1 || count > 1'000'000 || index < 1 || index > count)
+    throw InputError("--shard: '" + text + "' is not I/N with 1 <= I <= N <= 1000000 (e.g. 2/8)");
+  return {index - 1, count};
 }
 
-void write_sweep_csv(const SweepOptions& options, const std::vector<StrategyRunRequest>& requests,
-                     const std::vector<ChildOutcome>& outcomes) {
-  std::ostringstream csv;
-  csv << "topology,strategy,bytes,gpus,comm_only,makespan_s,lower_bound_s,bytes_moved,busiest_link,"
-         "busiest_link_utilization,ops,sim_wall_s,error\n";
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    const auto& q = requests[i];
-    csv << csv_field(q.topology) << "," << q.strategy << "," << number(q.bytes) << ",";
-    if (!outcomes[i].ok()) {
-      csv << (q.gpus ? std::to_string(q.gpus) : "") << "," << (q.comm_only ? "true" : "false")
-          << ",,,,,,,," << csv_field(outcomes[i].text) << "\n";
-      continue;
-    }
-    const auto r = strategy_result_from_json(nlohmann::json::parse(outcomes[i].text));
-    csv << r.gpus << "," << (q.comm_only ? "true" : "false") << "," << number(r.makespan_s) << ","
-        << (std::isfinite(r.lower_bound_s) ? number(r.lower_bound_s) : "") << ","
-        << number(r.bytes_moved) << "," << csv_field(r.busiest_link) << ","
-        << number(r.busiest_link_utilization) << "," << r.ops << "," << number(r.wall_s) << ",\n";
+int finish_local_sweep(const SweepOptions& options, SweepJournal& journal, const SweepTally& tally,
+                       int stop_signal) {
+  const std::string summary = tally.summary(journal);
+  if (stop_signal != 0) {
+    std::cerr << "opsim: sweep stopped by signal " << stop_signal << ": " << summary
+              << (options.out_path.empty() ? "\n" : "; rerun the same command to resume\n");
+    if (options.out_path.empty()) journal.finish();  // stdout: what finished, in grid order
+    return kInterruptedExitBase + stop_signal;
   }
-  if (options.out_path.empty())
-    std::cout << csv.str();
-  else
-    write_file_atomically(options.out_path, csv.str());
-}
-
-// The rows are written whatever failed; the exit code then says why the first failure
-// happened: a crash or internal error of a child (3) outranks bad input (2).
-void throw_first_failure(const std::vector<StrategyRunRequest>& requests,
-                         const std::vector<ChildOutcome>& outcomes) {
-  std::size_t failures = 0, first = outcomes.size(), first_internal = outcomes.size();
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    if (outcomes[i].ok()) continue;
-    ++failures;
-    first = std::min(first, i);
-    if (outcomes[i].failure != ChildFailure::kInputError)
-      first_internal = std::min(first_internal, i);
-  }
-  if (failures == 0) return;
-  const std::size_t shown = first_internal < outcomes.size() ? first_internal : first;
-  ChildOutcome outcome = outcomes[shown];
-  outcome.text += " (" + std::to_string(failures) + " of " + std::to_string(outcomes.size()) +
-                  " simulations failed; the error column names each)";
-  throw_if_failed(outcome, describe(requests[shown]));
+  journal.finish();
+  tally.throw_first_failure(journal);  // one line: the first failure, then the summary
+  std::cerr << "sweep: " << summary
+            << (options.out_path.empty() ? "" : "; wrote " + options.out_path) << "\n";
+  return 0;
 }
 
 }  // namespace
 
+void report_resume(const SweepPlan& plan, const std::vector<std::size_t>& todo) {
+  const std::size_t done = plan.selected.size() - todo.size();
+  if (done > 0)
+    std::cerr << "sweep: " << done << " of " << plan.selected.size() << " points done, resuming\n";
+}
+
+bool mpi_launch_detected() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(variable) != nullptr) return true;
+  return false;
+}
+
 int run_sweep(const SweepOptions& options) {
-  const SweepSpec spec = load_sweep_spec(options.spec_path);
-  std::vector<StrategyRunRequest> requests;
-  for (const auto& topology : spec.topologies)
-    for (int gpus : spec.gpus)
-      for (double bytes : spec.bytes)
-        for (const auto& strategy : spec.strategies) {
-          StrategyRunRequest r;
-          r.topology = topology;
-          r.strategy = strategy;
-          r.bytes = bytes;
-          r.gpus = gpus;
-          r.comm_only = spec.comm_only;
-          requests.push_back(r);
-        }
-  std::vector<std::function<std::string()>> jobs;
-  for (const auto& request : requests)
-    jobs.push_back([request] { return to_json(run_strategy(request)).dump(); });
-  ProgressBar progress(jobs.size(), "simulations");
-  const auto outcomes = run_isolated_jobs(
-      jobs, options.parallel, [&](std::size_t, const ChildOutcome&) { progress.advance(); });
-  progress.finish();
-  write_sweep_csv(options, requests, outcomes);
-  throw_first_failure(requests, outcomes);
-  if (!options.out_path.empty())
-    std::cerr << "wrote " << requests.size() << " rows to " << options.out_path << "\n";
-  return 0;
+  const SweepShard shard = parse_shard(options.shard);
+  const SweepPlan plan = plan_sweep(load_sweep_spec(options.spec_path), shard);
+  if (mpi_launch_detected()) {
+#ifdef OPSIM_HAVE_MPI
+    return run_sweep_mpi(plan, options);
+#else
+    throw InputError(
+        "this opsim was built without MPI (CMake found no MPI); run the sweep "
+        "without mpirun, or rebuild with libopenmpi-dev installed");
+#endif
+  }
+  return run_sweep_locally(plan, options);
+}
+
+int run_sweep_locally(const SweepPlan& plan, const SweepOptions& options) {
+  StopOnSignal stop_on_signal;
+  SweepJournal journal(options.out_path, plan.header, plan.keys, plan.fingerprint, options.restart);
+  const std::vector<std::size_t> todo = points_to_run(plan, journal);
+  report_resume(plan, todo);
+  SweepTally tally(plan);
+  const int stop_signal =
+      run_points_locally(plan, todo, journal, tally, options.parallel, options.grace_s);
+  return finish_local_sweep(options, journal, tally, stop_signal);
 }
 
 Command register_sweep_command(CLI::App& opsim) {
   auto options = std::make_shared<SweepOptions>();
-  CLI::App* sweep =
-      opsim.add_subcommand("sweep", "Run a grid of simulations (one process each) to CSV");
-  sweep->add_option("spec", options->spec_path, "Sweep spec (YAML)")
+  auto merge = std::make_shared<SweepMergeOptions>();
+  CLI::App* sweep = opsim.add_subcommand(
+      "sweep", "Run every point of a sweep spec (one process each) to CSV; rerun to resume");
+  sweep->add_option("spec", options->spec_path, "Sweep spec (YAML)")->check(CLI::ExistingFile);
+  sweep->add_option("--out,-o", options->out_path, "CSV file (default: stdout, no resume)")
+      ->check(writable_file("the results"));
+  CLI::Option* jobs = add_jobs_option(*sweep, options->parallel);
+  sweep->add_flag("--restart", options->restart,
+                  "Start over: replace the rows --out holds (another sweep's too)");
+  sweep
+      ->add_option("--shard", options->shard,
+                   "I/N: run every N-th point from the I-th (1-based) into its own --out")
+      ->capture_default_str();
+  sweep
+      ->add_option("--grace", options->grace_s,
+                   "Seconds running points may finish after SIGINT/SIGTERM before they are "
+                   "killed")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  CLI::App* merge_command = sweep->add_subcommand(
+      "merge", "Join the CSVs of one sweep's shards into one, reporting missing points");
+  merge_command->add_option("files", merge->inputs, "Shard CSVs")
       ->required()
       ->check(CLI::ExistingFile);
-  sweep->add_option("--out,-o", options->out_path, "CSV file (default: stdout)")
-      ->check(writable_file("the results"));
-  add_jobs_option(*sweep, options->parallel);
-  return {sweep, [options] { return run_sweep(*options); }};
+  merge_command->add_option("--out,-o", merge->out_path, "Merged CSV")
+      ->required()
+      ->check(writable_file("the merged results"));
+  sweep->require_subcommand(0, 1);
+  return {sweep, [options, merge, merge_command, jobs] {
+            options->jobs_given = jobs->count() > 0;
+            if (merge_command->parsed()) return run_sweep_merge(*merge);
+            if (options->spec_path.empty())
+              throw InputError("sweep: a SPEC is required (opsim sweep SPEC -o FILE)");
+            return run_sweep(*options);
+          }};
 }
 
 }  // namespace opsim

@@ -407,19 +407,19 @@ const BadCase kCases[] = {
                   "topologies: [pcie-switch-4gpu]\nstrategies: [tree]\nbytes: [1MB]\n"
                   "gpus: [1]\n");
      },
-     "sweep s.yaml", "s.yaml:4:7: '1' is not a GPU count >= 2"},
+     "sweep s.yaml", "s.yaml:4:8: gpus: '1' is not a GPU count from 2 to 1000000"},
     {"a sweep of negative bytes",
      [](const fs::path& d) {
        write_text(d / "s.yaml",
                   "topologies: [pcie-switch-4gpu]\nstrategies: [tree]\nbytes: [-1MB]\n");
      },
-     "sweep s.yaml", "s.yaml:3:8: cannot read '-1MB' as a size from 1 KiB to 2^53 bytes"},
+     "sweep s.yaml", "s.yaml:3:9: bytes: cannot read '-1MB' as a size from 1 KiB to 2^53 bytes"},
     {"a sweep of gradients under 1 KiB",
      [](const fs::path& d) {
        write_text(d / "s.yaml",
                   "topologies: [pcie-switch-4gpu]\nstrategies: [ring]\nbytes: [512B]\n");
      },
-     "sweep s.yaml", "s.yaml:3:8: cannot read '512B' as a size from 1 KiB to 2^53 bytes"},
+     "sweep s.yaml", "s.yaml:3:9: bytes: cannot read '512B' as a size from 1 KiB to 2^53 bytes"},
     {"a compare of a 1-byte gradient (its chunks would move in under 1 ns)", [](const fs::path&) {},
      "compare --bytes 1 --comm-only",
      "gradient size 1 B: at least 1 KiB (smaller gradients' chunks move in less than the "

@@ -194,13 +194,14 @@ TEST(Cli, SweepCoversEveryRingSizeFrom2To64) {
   std::getline(csv, line);
   int rows = 0;
   while (std::getline(csv, line)) {
-    // topology,strategy,bytes,gpus,comm_only,makespan_s,...
+    // key,topology,bytes,comm_only,strategy,makespan_s,...,ops,gpus_used,...
     std::vector<std::string> cells;
     std::stringstream fields(line);
     std::string cell;
     while (std::getline(fields, cell, ',')) cells.push_back(cell);
-    ASSERT_GE(cells.size(), 6u) << line;
-    const int n = std::stoi(cells[3]);
+    ASSERT_GE(cells.size(), 14u) << line;
+    const int n = std::stoi(cells[1].substr(cells[1].find(':') + 1));
+    EXPECT_EQ(std::stoi(cells[13]), n) << line;
     const double expected = 2.0 * (n - 1) / n * 160e6 / 25e9;
     EXPECT_NEAR(std::stod(cells[5]), expected, expected * 0.001) << line;
     ++rows;

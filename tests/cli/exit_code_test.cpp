@@ -63,47 +63,27 @@ TEST(CliExitCode, BadInputFoundInsideASweepProcessKeepsTheRowsAndIsExit2) {
   const auto r = opsim("sweep " + spec.string() + " -o " + csv.string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   expect_one_line(r.err);
-  EXPECT_EQ(r.err.rfind("opsim: error: ps on pcie-switch-4gpu, 160 MB: sync ps: needs GPUs", 0), 0u)
+  EXPECT_EQ(r.err.rfind("opsim: error: topology=pcie-switch-4gpu, bytes=160000000, comm_only=true, "
+                        "strategy=ps: sync ps: needs GPUs",
+                        0),
+            0u)
       << r.err;
-  EXPECT_NE(r.err.find("(1 of 2 simulations failed; the error column names each)"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("(1 of 2 points failed; the error column names each)"), std::string::npos)
       << r.err;
   // Nothing lost: the tree row has its 60 ms, the ps row its reason.
   const std::string rows = opsim::test::slurp(csv);
-  EXPECT_NE(rows.find("pcie-switch-4gpu,tree,160000000,4,true,0.06,"), std::string::npos) << rows;
-  EXPECT_NE(rows.find("pcie-switch-4gpu,ps,160000000,,true,,,,,,,,"), std::string::npos) << rows;
+  EXPECT_NE(rows.find(",pcie-switch-4gpu,160000000,true,tree,0.06,"), std::string::npos) << rows;
+  EXPECT_NE(rows.find(",pcie-switch-4gpu,160000000,true,ps,,,,,,,,,,,\"sync ps: needs GPUs"),
+            std::string::npos)
+      << rows;
 }
 
-// The pids of `parent`'s children, read from /proc.
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> children;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string pid, command, state;
-    pid_t ppid = 0;
-    if (stat >> pid >> command >> state >> ppid && ppid == parent)
-      children.push_back(std::stoi(pid));
-  }
-  return children;
-}
+using opsim::test::children_of;
 
 // Starts opsim with `args`, stderr into `err_path`; returns its pid.
-pid_t start_opsim(const std::vector<std::string>& args, const fs::path& err_path) {
-  const std::string binary = std::string(OPSIM_BINARY_DIR) + "/bin/opsim";
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int null = ::open("/dev/null", O_RDWR);
-  ::dup2(null, STDIN_FILENO);
-  ::dup2(null, STDOUT_FILENO);
-  ::dup2(err, STDERR_FILENO);
-  std::vector<char*> argv = {const_cast<char*>(binary.c_str())};
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  ::execv(binary.c_str(), argv.data());
-  ::_exit(127);
+pid_t start_opsim(std::vector<std::string> args, const fs::path& err_path) {
+  args.insert(args.begin(), std::string(OPSIM_BINARY_DIR) + "/bin/opsim");
+  return opsim::test::start_process(args, err_path);
 }
 
 TEST(CliExitCode, ASimulationProcessKilledBySignalIsExit3) {

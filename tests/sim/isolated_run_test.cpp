@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "common/input_error.hpp"
@@ -138,6 +139,72 @@ TEST(IsolatedRunJobs, ChildrenDieWithTheirParent) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_TRUE(process_gone(child)) << "child " << child << " outlived its parent";
   if (!process_gone(child)) ::kill(child, SIGKILL);
+}
+
+// Collects every outcome the pool has, waiting for each.
+std::map<std::size_t, ChildOutcome> collect(IsolatedJobPool& pool) {
+  std::map<std::size_t, ChildOutcome> out;
+  while (pool.running() > 0)
+    for (auto& [id, outcome] : pool.wait(-1)) out[id] = std::move(outcome);
+  return out;
+}
+
+TEST(IsolatedJobPool, ReturnsEachChildsOutcomeWithTheIdItWasStartedWith) {
+  IsolatedJobPool pool;
+  pool.start(7, [] { return std::string("seven"); });
+  pool.start(3, []() -> std::string { throw InputError("three is wrong"); });
+  EXPECT_EQ(pool.running(), 2u);
+  const auto outcomes = collect(pool);
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_TRUE(outcomes.at(7).ok());
+  EXPECT_EQ(outcomes.at(7).text, "seven");
+  EXPECT_EQ(outcomes.at(3).failure, ChildFailure::kInputError);
+  EXPECT_EQ(outcomes.at(3).text, "three is wrong");
+}
+
+TEST(IsolatedJobPool, WaitReturnsEmptyAfterItsTimeoutWhileChildrenRun) {
+  IsolatedJobPool pool;
+  pool.start(1, [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return std::string("late");
+  });
+  EXPECT_TRUE(pool.wait(10).empty());
+  EXPECT_EQ(pool.running(), 1u);
+  EXPECT_EQ(collect(pool).at(1).text, "late");
+}
+
+TEST(IsolatedJobPool, KillAllReportsTheRunningChildrenAsKilled) {
+  IsolatedJobPool pool;
+  pool.start(1, [] {
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return std::string("never");
+  });
+  pool.kill_all();
+  const ChildOutcome outcome = collect(pool).at(1);
+  EXPECT_EQ(outcome.failure, ChildFailure::kCrashed);
+  EXPECT_EQ(outcome.text, "child process killed by signal 9 (Killed)");
+}
+
+TEST(IsolatedJobPool, ChildrenThatIgnoreInterruptsFinishTheirJobAfterSigintAndSigterm) {
+  IsolatedJobPool pool;
+  pool.set_children_ignore_interrupts(true);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  pool.start(1, [&] {
+    const pid_t self = ::getpid();
+    (void)!::write(pipe_fds[1], &self, sizeof self);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return std::string("finished");
+  });
+  pid_t child = 0;
+  ASSERT_EQ(::read(pipe_fds[0], &child, sizeof child), static_cast<ssize_t>(sizeof child));
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  ::kill(child, SIGINT);
+  ::kill(child, SIGTERM);
+  const ChildOutcome outcome = collect(pool).at(1);
+  EXPECT_TRUE(outcome.ok()) << outcome.text;
+  EXPECT_EQ(outcome.text, "finished");
 }
 
 }  // namespace
