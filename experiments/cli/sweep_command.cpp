@@ -7,6 +7,7 @@
 
 #include "common/input_error.hpp"
 #include "experiments/cli/cli_options.hpp"
+#include "experiments/cli/plot_command.hpp"
 #include "experiments/cli/sweep_journal.hpp"
 #include "experiments/cli/sweep_merge.hpp"
 #include "experiments/cli/sweep_mpi.hpp"
@@ -38,13 +39,25 @@ int finish_local_sweep(const SweepOptions& options, SweepJournal& journal, const
     return kInterruptedExitBase + stop_signal;
   }
   journal.finish();
+  plot_sweep(options);  // failed points are rows too: the chart skips and counts them
   tally.throw_first_failure(journal);  // one line: the first failure, then the summary
   std::cerr << "sweep: " << summary
             << (options.out_path.empty() ? "" : "; wrote " + options.out_path) << "\n";
   return 0;
 }
 
+PlotOptions plot_options(const SweepOptions& options) {
+  PlotOptions plot;
+  plot.csv_path = options.out_path;
+  plot.out_path = options.plot_path;
+  return plot;
+}
+
 }  // namespace
+
+void plot_sweep(const SweepOptions& options) {
+  if (!options.plot_path.empty()) run_plot(plot_options(options));
+}
 
 void report_resume(const SweepPlan& plan, const std::vector<std::size_t>& todo) {
   const std::size_t done = plan.selected.size() - todo.size();
@@ -60,6 +73,17 @@ bool mpi_launch_detected() {
 
 int run_sweep(const SweepOptions& options) {
   const SweepShard shard = parse_shard(options.shard);
+  if (!options.plot_path.empty()) {  // refused before the work, not after it
+    if (options.out_path.empty())
+      throw InputError("--plot needs --out: the chart is drawn from that CSV");
+    try {
+      check_plot_options(plot_options(options));
+    } catch (const InputError& e) {  // opsim plot names its image --out; here it is --plot
+      std::string what = e.what();
+      if (what.rfind("--out ", 0) == 0) what.replace(0, 5, "--plot");
+      throw InputError(what);
+    }
+  }
   const SweepPlan plan = plan_sweep(load_sweep_spec(options.spec_path), shard);
   if (mpi_launch_detected()) {
 #ifdef OPSIM_HAVE_MPI
@@ -105,6 +129,8 @@ Command register_sweep_command(CLI::App& opsim) {
                    "killed")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
+  sweep->add_option("--plot", options->plot_path,
+                    "At the end, draw --out's results into this PNG or SVG (as `opsim plot`)");
   CLI::App* merge_command = sweep->add_subcommand(
       "merge", "Join the CSVs of one sweep's shards into one, reporting missing points");
   merge_command->add_option("files", merge->inputs, "Shard CSVs")

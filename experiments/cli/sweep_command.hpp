@@ -21,9 +21,13 @@ struct SweepOptions {
   bool restart = false;
   std::string shard = "1/1";  ///< "I/N": every N-th point from the I-th (1-based)
   double grace_s = 10;        ///< after SIGINT/SIGTERM, how long running points may finish
+  std::string plot_path;      ///< non-empty: `opsim plot` of --out into this image at the end
 };
 
 int run_sweep(const SweepOptions& options);
+
+/// With --plot, draws the finished --out CSV into the image (as `opsim plot` with its defaults).
+void plot_sweep(const SweepOptions& options);
 
 struct SweepPlan;
 /// The sweep in this process's children, `options.parallel` at once (no MPI).

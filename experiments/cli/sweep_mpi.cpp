@@ -242,7 +242,9 @@ int run_sweep_mpi(const SweepPlan& plan, const SweepOptions& options) {
   MpiSession mpi;
   if (mpi.size() == 1) return run_sweep_locally(plan, options);
   if (mpi.rank() != 0) return worker(plan, slots_per_worker(options));
-  return coordinator(mpi, plan, options);
+  const int status = coordinator(mpi, plan, options);
+  if (status == 0) plot_sweep(options);
+  return status;
 }
 
 }  // namespace opsim

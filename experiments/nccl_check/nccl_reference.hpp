@@ -39,7 +39,7 @@ struct NcclReferenceModel {
   std::string topology;            ///< as --topology takes it
   int gpus = 0;                    ///< ranks; the machine's first `gpus` GPUs
   std::string algorithm = "auto";  ///< "auto", or the algorithm the run forced
-  std::string protocol;            ///< empty, or LL / LL128 / Simple when forced
+  std::string protocol;            ///< empty, or LL / LL128 / Simple when forced; wire: links only
   int gpus_per_thread = 1;         ///< nccl-tests' -g: GPUs one thread launches for
   bool counts = true;              ///< counts toward the accuracy goal
   std::string reason;              ///< why it does not count

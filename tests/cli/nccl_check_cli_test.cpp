@@ -1,5 +1,6 @@
 // `opsim nccl-check` end to end: small tables whose opsim times are known in closed form
-// (ring allreduce on nvlink-ring:4 takes 1.5 S / 25 GB/s), the table, JSON and CSV outputs,
+// (ring allreduce on nvlink-ring:4 with protocol wire: both directions of the 25 GB/s ring,
+// 1.5 S / 50 GB/s), the table, JSON and CSV outputs,
 // a published table, and one-line errors with exit code 2 for bad tables and models.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -37,21 +38,21 @@ void expect_one_line_exit_2(const CommandResult& r, const std::string& starts_wi
 }
 
 constexpr const char* kRingModel =
-    "op: allreduce\ntopology: nvlink-ring:4\ngpus: 4\nalgorithm: ring\n";
+    "op: allreduce\ntopology: nvlink-ring:4\ngpus: 4\nalgorithm: ring\nprotocol: wire\n";
 
-// 1 MiB, 64 MiB and 128 MiB as nccl-tests would print them for 1.5 S / 25 GB/s.
+// 1 MiB, 64 MiB and 128 MiB as nccl-tests would print them for 1.5 S / 50 GB/s.
 constexpr const char* kRingRows =
     "bytes,time_us,algbw_GBps,busbw_GBps\n"
-    "1048576,62.91,16.67,25.00\n"
-    "67108864,4026.5,16.67,25.00\n"
-    "134217728,8053.1,16.67,25.00\n";
+    "1048576,31.46,33.33,50.00\n"
+    "67108864,2013.3,33.33,50.00\n"
+    "134217728,4026.5,33.33,50.00\n";
 
 // The same sizes three times slower: opsim is 3x off.
 constexpr const char* kSlowRows =
     "bytes,time_us,algbw_GBps,busbw_GBps\n"
-    "1048576,188.74,5.56,8.33\n"
-    "67108864,12079.6,5.56,8.33\n"
-    "134217728,24159.2,5.56,8.33\n";
+    "1048576,94.37,11.11,16.67\n"
+    "67108864,6039.8,11.11,16.67\n"
+    "134217728,12079.6,11.11,16.67\n";
 
 fs::path two_tables() {
   const fs::path dir = scratch() / "tables";
@@ -79,10 +80,10 @@ TEST(CliNcclCheck, TablesKnownInClosedFormMeetTheGoalAndThreeTimesOffDoesNot) {
     SCOPED_TRACE(row.dump());
     const double bytes = row.at("bytes").get<double>();
     // Simulated time is whole nanoseconds.
-    EXPECT_NEAR(row.at("opsim_time_s").get<double>(), 1.5 * bytes / 25e9, 1e-9);
+    EXPECT_NEAR(row.at("opsim_time_s").get<double>(), 1.5 * bytes / 50e9, 1e-9);
     EXPECT_NEAR(row.at("time_error_pct").get<double>(), 0, 0.01);
-    EXPECT_DOUBLE_EQ(row.at("reference_busbw_GBps").get<double>(), 25.00);
-    EXPECT_NEAR(row.at("opsim_busbw_GBps").get<double>(), 25.0, 0.01);
+    EXPECT_DOUBLE_EQ(row.at("reference_busbw_GBps").get<double>(), 50.00);
+    EXPECT_NEAR(row.at("opsim_busbw_GBps").get<double>(), 50.0, 0.01);
     EXPECT_NEAR(row.at("busbw_error_pct").get<double>(), 0, 0.01);
   }
   EXPECT_EQ(ring.at("summary").at("sizes"), 3);
@@ -111,7 +112,7 @@ TEST(CliNcclCheck, TableAndCsvShowEverySizeAndTheSummaries) {
   EXPECT_NE(table.out.find("ring.csv: allreduce on nvlink-ring:4, 4 GPUs, algorithm ring"),
             std::string::npos)
       << table.out;
-  EXPECT_NE(table.out.find(" 67108864        4026.50     4026.53"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" 67108864        2013.30     2013.27"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("3 sizes: median |time error| 0.0%, worst ratio 1.00x, worst |busbw "
                            "error| from 64 MiB 0.0%; goal met: yes"),
             std::string::npos)
@@ -129,12 +130,13 @@ TEST(CliNcclCheck, TableAndCsvShowEverySizeAndTheSummaries) {
   EXPECT_EQ(header,
             "file,op,topology,gpus,algorithm,counts,bytes,reference_time_s,opsim_time_s,"
             "time_error_pct,reference_busbw_GBps,opsim_busbw_GBps,busbw_error_pct");
-  EXPECT_EQ(first.rfind("ring.csv,allreduce,nvlink-ring:4,4,ring,true,1048576,6.291e-05,", 0), 0u)
+  EXPECT_EQ(first.rfind("ring.csv,allreduce,nvlink-ring:4,4,ring,true,1048576,3.146e-05,", 0), 0u)
       << first;
 }
 
 TEST(CliNcclCheck, ATopologyFileIsFoundBesideTheModelWhereverOpsimRuns) {
-  // Four GPUs on one switch at 16 GB/s a direction: ring allreduce 1.5 S / 16 GB/s.
+  // Four GPUs on one switch at 16 GB/s a direction: ring allreduce on the links alone
+  // (protocol wire) takes 1.5 S / 16 GB/s.
   const fs::path dir = scratch() / "with-machine";
   fs::create_directories(dir / "machines");
   std::string machine =
@@ -148,7 +150,8 @@ TEST(CliNcclCheck, ATopologyFileIsFoundBesideTheModelWhereverOpsimRuns) {
                ", sw0], type: pcie, bandwidth: 16GB/s, latency: 0}\n";
   write(dir / "machines" / "box.yaml", machine);
   write(dir / "box.csv", "bytes,time_us,algbw_GBps,busbw_GBps\n67108864,6291.5,10.67,16.00\n");
-  write(dir / "box.yaml", "op: allreduce\ntopology: machines/box.yaml\ngpus: 4\nalgorithm: auto\n");
+  write(dir / "box.yaml",
+        "op: allreduce\ntopology: machines/box.yaml\ngpus: 4\nalgorithm: ring\nprotocol: wire\n");
   const auto r = opsim("nccl-check with-machine/box.csv --format json", scratch());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);

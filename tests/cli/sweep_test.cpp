@@ -463,7 +463,7 @@ TEST(Sweep, SetAndLinkScaleAxesChangeTheMachine) {
 }
 
 TEST(Sweep, CollectivesReportNcclBandwidthsAndAnAlgorithmThatDoesNotApplyIsAnErrorRow) {
-  // Ring allreduce of 64 MB on an NVLink ring of 4 at 25 GB/s: busbw is the link's 25 GB/s.
+  // Ring allreduce of 64 MB on an NVLink ring of 4: the row holds what `opsim collective` says.
   const fs::path spec = write_spec("coll.yaml",
                                    "topologies: [nvlink-ring:4]\ncollectives: [allreduce]\n"
                                    "algorithms: [ring, no-such-algorithm]\nbytes: [64MB]\n");
@@ -476,8 +476,18 @@ TEST(Sweep, CollectivesReportNcclBandwidthsAndAnAlgorithmThatDoesNotApplyIsAnErr
   ASSERT_EQ(t.rows.size(), 2u);
   EXPECT_EQ(t.cell(0, "op"), "allreduce");
   EXPECT_EQ(t.cell(0, "algorithm"), "ring");
-  EXPECT_NEAR(std::stod(t.cell(0, "busbw_GBps")), 25.0, 0.01);
-  EXPECT_NEAR(std::stod(t.cell(0, "algbw_GBps")), 25.0 * 4 / 6, 0.01);
+  // The same point through `opsim collective` (tuner's protocol, both ring directions).
+  const auto direct =
+      opsim("collective --topology nvlink-ring:4 --algorithm ring --sizes 64MB --format csv");
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  const std::string row = direct.out.substr(direct.out.find('\n') + 1);
+  std::vector<std::string> fields;
+  std::stringstream cells(row);
+  for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+  ASSERT_GE(fields.size(), 9u) << direct.out;  // ...,time_s,algbw_GBps,busbw_GBps,...
+  EXPECT_NEAR(std::stod(t.cell(0, "algbw_GBps")), std::stod(fields[7]), 1e-6);
+  EXPECT_NEAR(std::stod(t.cell(0, "busbw_GBps")), std::stod(fields[8]), 1e-6);
+  EXPECT_NEAR(std::stod(t.cell(0, "busbw_GBps")) / std::stod(t.cell(0, "algbw_GBps")), 1.5, 1e-6);
   EXPECT_TRUE(t.cell(0, "error").empty());
   EXPECT_EQ(t.cell(1, "algorithm"), "no-such-algorithm");
   EXPECT_TRUE(t.cell(1, "makespan_s").empty());

@@ -160,9 +160,10 @@ TEST(NcclReferenceModel, EveryBadModelIsOneLineNamingFileLineAndColumn) {
       {"op: allgather\ntopology: dgx-a100\ngpus: 8\nalgorithm: auto\n",
        "t.yaml:1:5: unknown collective 'allgather' (choose allreduce, reduce_scatter"},
       {base + "algorithm: direct\n",
-       "t.yaml:4:12: algorithm 'direct' does not apply to allreduce (choose auto, ring)"},
+       "t.yaml:4:12: algorithm 'direct' does not apply to allreduce (choose auto, ring, tree, "
+       "nvls, hierarchical)"},
       {base + "algorithm: auto\nprotocol: LL64\n",
-       "t.yaml:5:11: unknown protocol 'LL64' (choose LL, LL128 or Simple)"},
+       "t.yaml:5:11: unknown protocol 'LL64' (choose LL, LL128, Simple or wire)"},
       {"op: allreduce\ntopology: dgx-a100\ngpus: 1\nalgorithm: auto\n",
        "t.yaml:3:7: 'gpus' must be from 2 to 1048576, got 1"},
       {"op: allreduce\ntopology: dgx-a100\ngpus: eight\nalgorithm: auto\n",
