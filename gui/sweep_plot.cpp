@@ -8,29 +8,19 @@
 
 #include "common/closest_name.hpp"
 #include "common/input_error.hpp"
+#include "common/sweep_columns.hpp"
 
 namespace opsim::gui {
 namespace {
 
 constexpr const char* kBookkeeping[] = {"key", "error", "point", "points", "sweep", "trace_file"};
-// The results `opsim sweep` writes after its axes; the first one found ends the parameters.
-constexpr const char* kSweepResults[] = {"makespan_s",
-                                         "lower_bound_s",
-                                         "algbw_GBps",
-                                         "busbw_GBps",
-                                         "bytes_moved",
-                                         "busiest_link",
-                                         "busiest_link_utilization",
-                                         "ops",
-                                         "gpus_used",
-                                         "sim_wall_s"};
 // The simulator's own host time: it differs from run to run and says nothing about the
 // simulated machine, so it is charted only when asked for.
 constexpr const char* kHostMetrics[] = {"sim_wall_s"};
 constexpr const char* kSeriesPreference[] = {"strategy", "algorithm", "op", "topology"};
 
-template <std::size_t N>
-bool is_one_of(const std::string& name, const char* const (&names)[N]) {
+template <typename Names>
+bool is_one_of(const std::string& name, const Names& names) {
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
@@ -247,7 +237,7 @@ SweepColumns sweep_columns_of(const CsvTable& table) {
   SweepColumns columns;
   const auto first_result =
       std::find_if(table.columns.begin(), table.columns.end(),
-                   [](const std::string& c) { return is_one_of(c, kSweepResults); });
+                   [](const std::string& c) { return is_one_of(c, kSweepResultColumns); });
   const bool is_sweep = first_result != table.columns.end();
   for (std::size_t i = 0; i < table.columns.size(); ++i) {
     const std::string& name = table.columns[i];

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/input_error.hpp"
+#include "common/sweep_columns.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "engine/link_traffic.hpp"
 #include "engine/workload_file.hpp"
@@ -171,17 +172,11 @@ PointMetrics run_replay_point(const SweepSpec& spec, const SweepPoint& point) {
 }  // namespace
 
 const std::vector<std::string>& sweep_metric_columns() {
-  static const std::vector<std::string> columns = {"makespan_s",
-                                                   "lower_bound_s",
-                                                   "algbw_GBps",
-                                                   "busbw_GBps",
-                                                   "bytes_moved",
-                                                   "busiest_link",
-                                                   "busiest_link_utilization",
-                                                   "ops",
-                                                   "gpus_used",
-                                                   "sim_wall_s",
-                                                   "error"};
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> names(kSweepResultColumns.begin(), kSweepResultColumns.end());
+    names.emplace_back("error");
+    return names;
+  }();
   return columns;
 }
 
