@@ -265,13 +265,13 @@ Command register_collective_command(CLI::App& opsim) {
                        "allreduce; direct: all_to_all, sendrecv)")
       ->delimiter(',')
       ->check(CLI::IsMember(algorithms));
-  std::vector<std::string> protocols;
-  for (std::string_view name : collective_protocols()) protocols.emplace_back(name);
   command
       ->add_option("--protocol", options->protocol,
-                   "NCCL protocol: LL, LL128, Simple, auto (NCCL's tuner, by size), or wire "
-                   "(the links alone, no protocol cost)")
-      ->check(CLI::IsMember(protocols))
+                   "NCCL protocol: LL, LL128, Simple, auto (NCCL's tuner, by size), a list "
+                   "the tuner chooses from as NCCL_PROTO does (LL,Simple: NCCL before 2.5 "
+                   "had no LL128), or wire (the links alone, no protocol cost)")
+      ->check(
+          CLI::Validator([](std::string& text) { return protocol_choice_error(text); }, "PROTOCOL"))
       ->capture_default_str();
   command
       ->add_option("--gpus-per-thread", options->gpus_per_thread,

@@ -111,6 +111,34 @@ LinkClass intra_class(const Request& r) {
   return collectives::link_class(r.machine, first[0], first[1]);
 }
 
+// Pieces for a pipeline of `hops` hops moving `bytes`: each piece pays its route's latency
+// on its copy stream, so k pieces take about (k + hops - 1)(L + bytes/(k B)); the best k is
+// sqrt((hops - 1) bytes / (B L)). Without latency, pipeline_chunks' 128 KiB pieces.
+std::size_t pipeline_pieces(double bytes, double hops, double bytes_per_s, double latency_s,
+                            double most_pieces) {
+  const double most = std::min(static_cast<double>(pipeline_chunks(bytes)), most_pieces);
+  if (latency_s <= 0) return static_cast<std::size_t>(std::max(1.0, most));
+  const double best = std::sqrt(std::max(0.0, hops - 1) * bytes / (bytes_per_s * latency_s));
+  return static_cast<std::size_t>(std::clamp(std::round(best), 1.0, std::max(1.0, most)));
+}
+
+// A tree's hops from a leaf to the root: the chain inside a server, then the binary tree
+// across servers.
+double tree_depth(const Request& r) {
+  return static_cast<double>(r.servers.front().size() - 1) +
+         std::ceil(std::log2(static_cast<double>(r.servers.size())));
+}
+
+// The pieces a tree's pipeline carries S/2 in (per tree): as asked, else by size and hop.
+std::size_t tree_pieces(const Request& r, std::size_t chunks) {
+  if (chunks > 0) return chunks;
+  const double n = static_cast<double>(r.gpus.size());
+  return pipeline_pieces(r.bytes / 2, 2 * tree_depth(r),
+                         r.machine.route_bytes_per_s(r.gpus[0], r.gpus[1]),
+                         r.machine.route_latency_s(r.gpus[0], r.gpus[1]),
+                         std::max(1.0, std::floor(kMostTreeCopies / (4.0 * n))));
+}
+
 // NCCL's latency model (ncclTopoTuneModel): launch latency plus the steps on the critical
 // path, those across servers at the network's step latency.
 double latency_s(const Request& r, std::string_view algorithm, Protocol p) {
@@ -136,7 +164,12 @@ double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
   const Machine& machine = r.machine;
   const CollectiveModel& m = machine.collectives();
   const double n = static_cast<double>(r.gpus.size());
-  if (algorithm == "tree") return collectives::tree_transfer_s(machine, r.gpus, r.bytes, p);
+  if (algorithm == "tree") {
+    // The busiest link's share, stretched by the pipeline's fill: k pieces over 2 depth hops.
+    const double pieces = static_cast<double>(tree_pieces(r, 0));
+    return collectives::tree_transfer_s(machine, r.gpus, r.bytes, p) *
+           (pieces + 2 * tree_depth(r) - 1) / pieces;
+  }
   if (algorithm == "nvls") {
     const double eff = p == Protocol::kWire
                            ? 1.0
@@ -174,6 +207,26 @@ struct Choice {
   double estimate_s = std::numeric_limits<double>::infinity();
 };
 
+// Splits "LL,Simple" into its names; empty names kept (the check refuses them).
+std::vector<std::string_view> split_names(std::string_view text) {
+  std::vector<std::string_view> names;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    names.push_back(text.substr(start, comma - start));
+    if (comma == std::string_view::npos) return names;
+    start = comma + 1;
+  }
+}
+
+// The protocols auto may choose from: all three for "auto", else those named (checked).
+std::vector<Protocol> protocols_allowed(std::string_view text) {
+  if (text == "auto") return {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
+  std::vector<Protocol> protocols;
+  for (std::string_view name : split_names(text))
+    protocols.push_back(collectives::protocol_named(name));
+  return protocols;
+}
+
 // The fastest by the tuner's estimate among the algorithms and protocols allowed.
 Choice choose(const Request& r, const std::string& algorithm, const std::string& protocol) {
   std::vector<std::string_view> algorithms;
@@ -184,11 +237,7 @@ Choice choose(const Request& r, const std::string& algorithm, const std::string&
     for (std::string_view a : collective_algorithms(r.op))
       if (a != "hierarchical" && why_not(r, a).empty()) algorithms.push_back(a);
   }
-  std::vector<Protocol> protocols;
-  if (protocol != "auto")
-    protocols.push_back(collectives::protocol_named(protocol));
-  else
-    protocols = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
+  const std::vector<Protocol> protocols = protocols_allowed(protocol);
   Choice best;
   for (std::string_view a : algorithms)
     for (Protocol p : protocols) {
@@ -197,17 +246,6 @@ Choice choose(const Request& r, const std::string& algorithm, const std::string&
       if (t < best.estimate_s) best = {std::string(a), p, t};
     }
   return best;
-}
-
-// Pieces for a pipeline of `hops` hops moving `bytes`: each piece pays its route's latency
-// on its copy stream, so k pieces take about (k + hops - 1)(L + bytes/(k B)); the best k is
-// sqrt((hops - 1) bytes / (B L)). Without latency, pipeline_chunks' 128 KiB pieces.
-std::size_t pipeline_pieces(double bytes, double hops, double bytes_per_s, double latency_s,
-                            double most_pieces) {
-  const double most = std::min(static_cast<double>(pipeline_chunks(bytes)), most_pieces);
-  if (latency_s <= 0) return static_cast<std::size_t>(std::max(1.0, most));
-  const double best = std::sqrt(std::max(0.0, hops - 1) * bytes / (bytes_per_s * latency_s));
-  return static_cast<std::size_t>(std::clamp(std::round(best), 1.0, std::max(1.0, most)));
 }
 
 // nccl-tests with -g G: one thread launches the G GPUs' kernels in turn; an iteration of the
@@ -249,6 +287,21 @@ std::vector<std::string_view> collective_protocols() {
   return {std::begin(kProtocols), std::end(kProtocols)};
 }
 
+std::string protocol_choice_error(std::string_view text) {
+  if (text == "auto" || text == "wire") return {};
+  const std::vector<std::string_view> names = split_names(text);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string_view name = names[i];
+    if (name != "LL" && name != "LL128" && name != "Simple")
+      return "unknown protocol '" + std::string(name) +
+             "' (choose LL, LL128, Simple, wire, auto, or a list such as LL,Simple)";
+    if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) !=
+        names.begin() + static_cast<std::ptrdiff_t>(i))
+      return "protocol '" + std::string(name) + "' is listed twice";
+  }
+  return {};
+}
+
 double bus_factor(std::string_view op, std::size_t n) {
   const double ranks = static_cast<double>(n);
   if (op == "allreduce") return 2.0 * (ranks - 1) / ranks;
@@ -271,8 +324,7 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
   if (std::find(std::begin(kAlgorithms), std::end(kAlgorithms), algorithm) == std::end(kAlgorithms))
     fail(op, "unknown algorithm '" + algorithm + "' (choose " + joined(kAlgorithms) + ")");
   const std::string protocol = options.protocol.empty() ? "auto" : options.protocol;
-  if (std::find(std::begin(kProtocols), std::end(kProtocols), protocol) == std::end(kProtocols))
-    fail(op, "unknown protocol '" + protocol + "' (choose " + joined(kProtocols) + ")");
+  if (const std::string why = protocol_choice_error(protocol); !why.empty()) fail(op, why);
   if (!std::isfinite(options.bytes) || options.bytes <= 0)
     fail(op, "size must be a positive number of bytes");
   Request request{op, machine, checked_gpus(op, machine, options), {}, options.bytes};
@@ -285,7 +337,9 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
   request.servers = collectives::gpus_by_node(machine, request.gpus);
   if (algorithm != "auto") {
     if (const std::string why = why_not(request, algorithm); !why.empty()) fail(op, why);
-    if (algorithm == "nvls" && protocol != "auto" && protocol != "Simple" && protocol != "wire")
+    const std::vector<std::string_view> listed = split_names(protocol);
+    if (algorithm == "nvls" && protocol != "auto" && protocol != "wire" &&
+        std::find(listed.begin(), listed.end(), "Simple") == listed.end())
       fail(op, "nvls runs with the Simple protocol only (as NCCL's), not " + protocol);
   }
 
@@ -303,14 +357,7 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
     const double hop_latency_s = machine.route_latency_s(gpus[0], gpus[1]);
     const double hop_bytes_per_s = machine.route_bytes_per_s(gpus[0], gpus[1]);
     if (choice.algorithm == "tree") {
-      const double depth = static_cast<double>(request.servers.front().size() - 1) +
-                           std::ceil(std::log2(static_cast<double>(request.servers.size())));
-      const std::size_t chunks =
-          options.chunks > 0
-              ? options.chunks
-              : pipeline_pieces(options.bytes / 2, 2 * depth, hop_bytes_per_s, hop_latency_s,
-                                std::max(1.0, std::floor(kMostTreeCopies / (4.0 * n))));
-      collectives::add_tree(builder, op, gpus, options.bytes, chunks);
+      collectives::add_tree(builder, op, gpus, options.bytes, tree_pieces(request, options.chunks));
     } else if (choice.algorithm == "nvls") {
       collectives::add_nvls(builder, gpus, options.bytes);
     } else if (choice.algorithm == "hierarchical") {

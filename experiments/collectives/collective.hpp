@@ -33,7 +33,8 @@ struct CollectiveOptions {
   std::vector<DeviceId> gpus;  ///< participating GPUs in order; empty: all the machine's
   /// one of collective_algorithms(op) or "auto" (NCCL's tuner: by size and machine); empty: auto
   std::string algorithm;
-  /// LL, LL128, Simple, wire (the links alone, no protocol cost) or auto; empty: auto
+  /// LL, LL128, Simple, wire (the links alone, no protocol cost), auto, or a comma-separated
+  /// list of LL, LL128 and Simple: auto among those (NCCL_PROTO=LL,Simple); empty: auto
   std::string protocol;
   /// broadcast, reduce and tree: pieces the buffer is cut into for the pipeline; 0: by size
   /// and the hop's latency (pipeline_chunks' 128 KiB pieces on latency-free links, else the
@@ -67,6 +68,8 @@ std::vector<std::string_view> collective_algorithms();
 std::vector<std::string_view> collective_algorithms(std::string_view op);
 /// LL, LL128, Simple, wire, auto.
 std::vector<std::string_view> collective_protocols();
+/// Empty when `text` names protocols as CollectiveOptions::protocol allows, else why not.
+std::string protocol_choice_error(std::string_view text);
 
 /// nccl-tests' busbw / algbw for `op` on `n` ranks: 2(n-1)/n allreduce; (n-1)/n
 /// reduce_scatter, all_gather and all_to_all; 1 broadcast, reduce and sendrecv.

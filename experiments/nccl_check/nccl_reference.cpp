@@ -32,7 +32,6 @@ constexpr std::string_view kOptionalColumns[] = {
 constexpr std::string_view kModelKeys[] = {"op",        "topology", "gpus",
                                            "algorithm", "protocol", "gpus_per_thread",
                                            "counts",    "reason",   "source"};
-constexpr std::string_view kProtocols[] = {"LL", "LL128", "Simple", "wire"};
 
 [[noreturn]] void fail_at(const std::string& source, int line, const std::string& what) {
   throw InputError(source + ":" + std::to_string(line) + ": " + what);
@@ -205,9 +204,10 @@ NcclReferenceModel parse_nccl_reference_model(std::string_view text, const std::
   }
   reader.optional(root, "protocol", [&](const YAML::Node& value) {
     model.protocol = reader.text(value, "protocol");
-    if (!in(kProtocols, model.protocol))
-      reader.fail(value.Mark(),
-                  "unknown protocol '" + model.protocol + "' (choose LL, LL128, Simple or wire)");
+    if (model.protocol == "auto" || !protocol_choice_error(model.protocol).empty())
+      reader.fail(value.Mark(), "unknown protocol '" + model.protocol +
+                                    "' (choose LL, LL128, Simple, wire, or a list such as "
+                                    "LL,Simple for the protocols the run's NCCL had)");
   });
   reader.optional(root, "gpus_per_thread", [&](const YAML::Node& value) {
     model.gpus_per_thread =

@@ -11,7 +11,8 @@
 //   topology: dgx-a100       # preset, family, or a .yaml file relative to this file
 //   gpus: 8                  # ranks of the run
 //   algorithm: auto          # auto (NCCL's own choice) or a forced one: ring, ...
-//   protocol: Simple         # optional: LL, LL128 or Simple when the run forced one
+//   protocol: Simple         # optional: LL, LL128 or Simple when the run forced one, or
+//                            # those its NCCL had (LL,Simple: NCCL before 2.5 had no LL128)
 //   gpus_per_thread: 8       # optional: nccl-tests' -g (default 1)
 //   counts: false            # optional, default true
 //   reason: noisy below 512 MiB   # required when counts is false
@@ -39,7 +40,9 @@ struct NcclReferenceModel {
   std::string topology;            ///< as --topology takes it
   int gpus = 0;                    ///< ranks; the machine's first `gpus` GPUs
   std::string algorithm = "auto";  ///< "auto", or the algorithm the run forced
-  std::string protocol;            ///< empty, or LL / LL128 / Simple when forced; wire: links only
+  /// empty (auto); LL / LL128 / Simple when forced; a list (LL,Simple) when the run's NCCL
+  /// had only those; wire: links only
+  std::string protocol;
   int gpus_per_thread = 1;         ///< nccl-tests' -g: GPUs one thread launches for
   bool counts = true;              ///< counts toward the accuracy goal
   std::string reason;              ///< why it does not count

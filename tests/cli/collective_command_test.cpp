@@ -135,6 +135,8 @@ TEST(CliCollective, BadFlagsAreOneLineAndExit2) {
       "collective --topology dgx-h100 --algorithm nvls --protocol LL",
       "collective --topology dgx-h100 --algorithm hierarchical",
       "collective --protocol LL256",
+      "collective --protocol LL,LL",
+      "collective --protocol LL,",
       "collective --gpus-per-thread 5",
       "collective --gpus-per-thread 0",
       "collective --set collectives.ll_efficiency=2",

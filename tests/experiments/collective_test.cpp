@@ -278,6 +278,40 @@ TEST(Collectives, AutoChoosesLikeNcclsTuner) {
   EXPECT_EQ(plan_of(h100, 8, "auto", "Simple").protocol, "Simple");
 }
 
+TEST(Collectives, AProtocolListIsWhatTheTunerChoosesFrom) {
+  // NCCL_PROTO=LL,Simple (or an NCCL before 2.5): at 2 MiB on dgx1-v100 the tuner's LL128
+  // is out of reach, so it takes the better of LL and Simple by its own estimate.
+  const Machine v100 = resolve_topology("dgx1-v100");
+  const double bytes = 2097152;
+  EXPECT_EQ(plan_of(v100, bytes).protocol, "LL128");
+  const CollectivePlan ll = plan_of(v100, bytes, "ring", "LL");
+  const CollectivePlan simple = plan_of(v100, bytes, "ring", "Simple");
+  const CollectivePlan listed = plan_of(v100, bytes, "ring", "LL,Simple");
+  EXPECT_EQ(listed.protocol, ll.estimate_s < simple.estimate_s ? "LL" : "Simple");
+  EXPECT_DOUBLE_EQ(listed.estimate_s, std::min(ll.estimate_s, simple.estimate_s));
+  EXPECT_EQ(plan_of(v100, bytes, "ring", "Simple,LL128").protocol, "LL128");
+  // nvls runs Simple only: a list without it is refused for nvls, one with it keeps Simple.
+  const Machine h100 = resolve_topology("dgx-h100");
+  EXPECT_EQ(plan_of(h100, 1073741824, "nvls", "LL,Simple").protocol, "Simple");
+  EXPECT_THROW(plan_of(h100, 1073741824, "nvls", "LL,LL128"), InputError);
+  for (const char* bad : {"LL,", ",LL", "LL,LL", "LL;Simple", "ll", "LL,wire", "auto,LL"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_FALSE(protocol_choice_error(bad).empty());
+    EXPECT_THROW(plan_of(v100, bytes, "ring", bad), InputError);
+  }
+  EXPECT_EQ(protocol_choice_error("LL,LL"), "protocol 'LL' is listed twice");
+}
+
+TEST(Collectives, AutoWeighsTheTreesPipelineFillAsTheSimulationPaysIt) {
+  // One server of 256 GPUs on an NVLink ring: the tree is a chain of 255 hops, whose
+  // pipeline fill the simulation pays; auto must not prefer it to the ring at 1 GiB.
+  const Machine ring = resolve_topology("nvlink-ring:256");
+  const CollectivePlan chosen = plan_of(ring, 1073741824, "auto", "Simple");
+  EXPECT_EQ(chosen.algorithm, "ring");
+  const CollectivePlan tree = plan_of(ring, 1073741824, "tree", "Simple");
+  EXPECT_GT(tree.estimate_s, chosen.estimate_s);
+}
+
 TEST(Collectives, SendRecvMovesSOverOneHop) {
   // Each GPU sends S to the next at once: S/B through the book's switch.
   const Machine m = resolve_topology("pcie-switch-4gpu");

@@ -143,6 +143,14 @@ TEST(NcclReferenceModel, ReadsEveryKeyAndDefaultsCountsToTrue) {
   EXPECT_EQ(auto_model.algorithm, "auto");
   EXPECT_FALSE(auto_model.counts);
   EXPECT_EQ(auto_model.reason, "noisy");
+
+  // The protocols an old NCCL had (no LL128 before 2.5) as a list the tuner chooses from.
+  EXPECT_EQ(parse_nccl_reference_model(
+                "op: allreduce\ntopology: dgx1-v100\ngpus: 8\nalgorithm: auto\nprotocol: "
+                "LL,Simple\n",
+                "t.yaml")
+                .protocol,
+            "LL,Simple");
 }
 
 TEST(NcclReferenceModel, EveryBadModelIsOneLineNamingFileLineAndColumn) {
@@ -163,7 +171,9 @@ TEST(NcclReferenceModel, EveryBadModelIsOneLineNamingFileLineAndColumn) {
        "t.yaml:4:12: algorithm 'direct' does not apply to allreduce (choose auto, ring, tree, "
        "nvls, hierarchical)"},
       {base + "algorithm: auto\nprotocol: LL64\n",
-       "t.yaml:5:11: unknown protocol 'LL64' (choose LL, LL128, Simple or wire)"},
+       "t.yaml:5:11: unknown protocol 'LL64' (choose LL, LL128, Simple, wire, or a list such as "
+       "LL,Simple for the protocols the run's NCCL had)"},
+      {base + "algorithm: auto\nprotocol: LL,LL\n", "t.yaml:5:11: unknown protocol 'LL,LL'"},
       {"op: allreduce\ntopology: dgx-a100\ngpus: 1\nalgorithm: auto\n",
        "t.yaml:3:7: 'gpus' must be from 2 to 1048576, got 1"},
       {"op: allreduce\ntopology: dgx-a100\ngpus: eight\nalgorithm: auto\n",
