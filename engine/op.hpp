@@ -36,6 +36,10 @@ struct Op {
   /// Compute and host dispatch only: the op takes exactly `seconds` (a duration recorded on a
   /// real machine, which already holds whatever slowed it there), not a time from the model.
   bool fixed_time = false;
+  /// Copy: moved by a kernel's threads, as NCCL's channels move theirs (one thread block
+  /// each), not by a DMA engine: it runs on the source GPU's channel lane `stream`, so more
+  /// channels than copy engines do not queue behind one another.
+  bool kernel_copy = false;
   /// Compute: where it runs (kNoDevice: the scheduler places it). Copy: source memory.
   /// Disk ops: the disk. Host dispatch: the CPU whose program thread issues it.
   DeviceId device = kNoDevice;

@@ -96,10 +96,14 @@ StreamIndex Scheduler::choose_stream(const Op& op, DeviceId device) {
         return streams_.at(device, StreamKind::kCompute, static_cast<std::uint32_t>(op.stream));
       return least_loaded(device, StreamKind::kCompute);
     case OpKind::kCopy: {
-      // A GPU's DMA engines drive copies: the source GPU's outbound engine, else the
-      // destination GPU's inbound one; host-to-host copies use the CPU's memcpy workers.
+      // A kernel copy runs on its source GPU's channel lane. A GPU's DMA engines drive the
+      // other copies: the source GPU's outbound engine, else the destination GPU's inbound
+      // one; host-to-host copies use the CPU's memcpy workers.
       const Device& src = machine_.device(op.device);
       const Device& dst = machine_.device(op.peer);
+      if (op.kernel_copy && src.kind == DeviceKind::kGpu)
+        return streams_.at(op.device, StreamKind::kChannel,
+                           op.stream >= 0 ? static_cast<std::uint32_t>(op.stream) : 0);
       if (src.kind == DeviceKind::kGpu) {
         const std::uint32_t index = op.stream >= 0 ? static_cast<std::uint32_t>(op.stream) : 0;
         return streams_.at(op.device, StreamKind::kCopy, index);

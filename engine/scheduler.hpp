@@ -20,6 +20,7 @@
 
 #include "engine/backend.hpp"
 #include "engine/scheduler_observer.hpp"
+#include "engine/vector_fifo.hpp"
 
 namespace opsim {
 
@@ -106,7 +107,7 @@ class Scheduler final : public CompletionSink {
     TimeNs ready_ns;  // when it became ready (OpLaunch::ready_ns)
   };
   struct StreamState {
-    std::deque<Queued> queue;
+    VectorFifo<Queued> queue;
     std::uint32_t launched = 0;  // ops on the backend, not yet finished (<= 1 unless pipelined)
     bool waiting_for_window = false;
     std::uint64_t assigned = 0;  // ops ever assigned: spreads unpinned work

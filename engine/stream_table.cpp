@@ -14,12 +14,14 @@ std::string_view to_string(StreamKind kind) {
       return "host";
     case StreamKind::kIo:
       return "io";
+    case StreamKind::kChannel:
+      return "channel";
   }
   return "compute";
 }
 
 namespace {
-constexpr std::size_t kKinds = 4;
+constexpr std::size_t kKinds = 5;
 std::size_t slot(DeviceId device, StreamKind kind) {
   return static_cast<std::size_t>(device) * kKinds + static_cast<std::size_t>(kind);
 }
@@ -47,6 +49,8 @@ StreamTable::StreamTable(const Machine& machine, std::uint32_t host_threads)
           if (engines >= 2 && i == 1) return std::string("copy-in");
           return "copy" + std::to_string(i);
         });
+        add(d, StreamKind::kChannel, kGpuChannelLanes,
+            [](int i) { return "channel" + std::to_string(i); });
         break;
       }
       case DeviceKind::kCpu:
@@ -95,6 +99,7 @@ int pinned_core(const Machine& machine, const StreamTable& streams, StreamIndex 
       return cores - 1 - info.index % cores;
     case StreamKind::kHost:
     case StreamKind::kIo:
+    case StreamKind::kChannel:
       return -1;
   }
   return -1;

@@ -1,6 +1,7 @@
-// The in-order queues the scheduler assigns ops to: compute streams and copy engines per
-// GPU, compute and memcpy workers and the program's host thread per CPU, request queues
-// per disk. Each stream runs one op at a time, in the order ops reach it.
+// The in-order queues the scheduler assigns ops to: compute streams, copy engines and
+// collective channel lanes (kernel copies, kGpuChannelLanes) per GPU, compute and memcpy workers
+// and the program's host thread per CPU, request queues per disk. Each stream runs one op at a
+// time, in the order ops reach it.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,11 @@ namespace opsim {
 
 using StreamIndex = std::uint32_t;
 
-enum class StreamKind : std::uint8_t { kCompute, kCopy, kHost, kIo };
+enum class StreamKind : std::uint8_t { kCompute, kCopy, kHost, kIo, kChannel };
+
+/// Channel lanes per GPU: NCCL's most channels (MAXCHANNELS, 32); a kernel copy's `stream`
+/// is taken modulo this.
+constexpr int kGpuChannelLanes = 32;
 
 std::string_view to_string(StreamKind kind);
 

@@ -16,6 +16,7 @@ LaneKind lane_kind(StreamKind kind) {
     case StreamKind::kCompute:
       return LaneKind::kCompute;
     case StreamKind::kCopy:
+    case StreamKind::kChannel:
       return LaneKind::kCopy;
     case StreamKind::kHost:
       return LaneKind::kHost;

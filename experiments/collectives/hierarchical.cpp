@@ -3,8 +3,8 @@
 // rail: NIC r of every server) a ring allreduce of that shard across the servers; then a
 // ring all-gather inside every server. Each phase of a GPU waits for its own part of the
 // phase before. S goes in `pieces` pieces, one after another: while one piece crosses the
-// servers the next is reduced inside them (the phases of different pieces run on different
-// copy streams). Op count per piece: 2(N-1)N copies per rail, 2(g-1)g per server.
+// servers the next is reduced inside them (reduce-scatter, crossing and all-gather each run
+// on channel lanes of their own). Op count per piece: 2(N-1)N copies per rail, 2(g-1)g per server.
 #include <algorithm>
 
 #include "experiments/collectives/collective_common.hpp"
@@ -30,8 +30,10 @@ void add_hierarchical(StepBuilder& builder, std::span<const DeviceId> gpus, doub
       if (nodes[s][i] == gpu) return i;
     return std::size_t{0};
   };
-  // Runs steps [first, end) of every server's ring channels after `ready`, then sets it.
-  auto intra = [&](std::size_t first, std::size_t end, bool starts) {
+  // Runs steps [first, end) of every server's ring channels after `ready`, then sets it; on
+  // lanes from `first_stream` on, so that one piece's all-gather does not hold up the next
+  // piece's reduce-scatter.
+  auto intra = [&](std::size_t first, std::size_t end, bool starts, std::size_t first_stream) {
     if (g < 2) return;
     for (std::size_t s = 0; s < servers; ++s) {
       std::vector<std::vector<OpId>> next(g);
@@ -39,17 +41,22 @@ void add_hierarchical(StepBuilder& builder, std::span<const DeviceId> gpus, doub
         const Channel& channel = channels[s][c];
         Gates gates(g);
         for (std::size_t i = 0; i < g; ++i) gates[i] = ready[s][local_index(s, channel.order[i])];
-        gates = add_ring_steps(builder, channel.order, bytes * channel.share, static_cast<int>(c),
-                               first, end, gates, starts);
+        gates = add_ring_steps(builder, channel.order, bytes * channel.share,
+                               static_cast<int>(first_stream + c), first, end, gates, starts);
         for (std::size_t i = 0; i < g; ++i)
           for (OpId op : gates[i]) next[local_index(s, channel.order[i])].push_back(op);
       }
       ready[s] = std::move(next);
     }
   };
+  // What the last piece's reduce-scatter delivered to each GPU: the next piece's starts after
+  // it. A lane runs ops in the order they become ready, so without this every piece's first
+  // step would go before any second step and no piece would finish early to cross.
+  std::vector<std::vector<std::vector<OpId>>> scattered(servers, std::vector<std::vector<OpId>>(g));
   for (std::size_t piece = 0; piece < pieces; ++piece) {
-    ready.assign(servers, std::vector<std::vector<OpId>>(g));
-    intra(0, g - 1, piece == 0);
+    ready = scattered;
+    intra(0, g - 1, piece == 0, 0);
+    scattered = ready;
     for (std::size_t r = 0; r < g; ++r) {
       std::vector<DeviceId> rail(servers);
       Gates gates(servers);
@@ -62,7 +69,7 @@ void add_hierarchical(StepBuilder& builder, std::span<const DeviceId> gpus, doub
                              g < 2 && piece == 0);
       for (std::size_t s = 0; s < servers; ++s) ready[s][r] = gates[s];
     }
-    intra(g - 1, 2 * (g - 1), false);
+    intra(g - 1, 2 * (g - 1), false, most_channels + 1);
   }
 }
 

@@ -88,6 +88,7 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
   op.device = src;
   op.peer = dst;
   op.stream = stream;
+  op.kernel_copy = true;  // NCCL's channels copy with thread blocks, not DMA engines
   op.bytes = bytes;
   if (protocol_ != Protocol::kWire) {
     const CollectiveModel& model = machine_.collectives();

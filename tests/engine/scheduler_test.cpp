@@ -150,6 +150,40 @@ TEST(Scheduler, CopyEnginesByDirection) {
   EXPECT_EQ(s.start_ns(out), 0);  // the two directions run at once
 }
 
+TEST(Scheduler, KernelCopiesRunOnChannelLanesNotTheCopyEngines) {
+  // Two copy engines. Eight copies out of the GPU on streams 0..7: as DMA copies they take
+  // the engines modulo 2, four rounds; as kernel copies (NCCL's channels) each has a lane.
+  Machine m("m");
+  const DeviceId cpu = m.add_cpu("cpu0", CpuModel{});
+  GpuModel gpu_model;
+  gpu_model.copy_engines = 2;
+  const DeviceId gpu = m.add_gpu("gpu0", gpu_model);
+  m.add_link("pcie", cpu, gpu, LinkModel::pcie(3, 16));
+  m.seal();
+  for (const bool kernel : {false, true}) {
+    SCOPED_TRACE(kernel);
+    OpGraph g;
+    for (int c = 0; c < 8; ++c) {
+      Op copy;
+      copy.kind = OpKind::kCopy;
+      copy.device = gpu;
+      copy.peer = cpu;
+      copy.stream = c;
+      copy.seconds = 1e-3;
+      copy.kernel_copy = kernel;
+      g.add(copy, "c");
+    }
+    FixedDurationBackend backend;
+    Scheduler s(m, g, backend);
+    s.submit_all();
+    s.run();
+    EXPECT_EQ(s.makespan_ns(), kernel ? 1'000'000 : 4'000'000);
+    EXPECT_EQ(s.streams().info(s.stream_of(7)).name, kernel ? "gpu0/channel7" : "gpu0/copy-in");
+    EXPECT_EQ(s.streams().count(gpu, StreamKind::kChannel),
+              static_cast<std::uint32_t>(kGpuChannelLanes));
+  }
+}
+
 TEST(Scheduler, DynamicSubmitWaitsOnlyForUnfinishedPredecessors) {
   const Machine m = one_gpu_two_streams();
   OpGraph g;

@@ -242,6 +242,9 @@ TEST(Collectives, HierarchicalPipelinesItsPhasesAndBeatsTheRing) {
     EXPECT_LE(hierarchical, inside + across);
     const double ring = simulate_s(m, "allreduce", s, 0, "ring");
     EXPECT_GE(ring, 2 * 15.0 / 16 * s / 8 / nic);
+    // Eight rail rings on H100s of six copy engines: NCCL's channels copy with thread
+    // blocks, so none queues behind another and the ring runs within 5 % of its NICs.
+    EXPECT_LE(ring, 1.05 * 2 * 15.0 / 16 * s / 8 / nic);
     EXPECT_LT(hierarchical, ring);
   }
   // One server has no hierarchy.
