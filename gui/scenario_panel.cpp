@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "gui/collective_form.hpp"
 #include "topologies/topology_catalog.hpp"
 
 namespace opsim::gui {
@@ -25,6 +26,14 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
 
   auto* machine = new QGroupBox(tr("Machine and workload"), this);
   auto* form = new QFormLayout(machine);
+  machine_form_ = form;
+  kind_ = new QComboBox(machine);
+  kind_->addItem(tr("strategies (compare)"));
+  kind_->addItem(tr("a collective (collective)"));
+  kind_->setToolTip(
+      tr("Strategies side by side (opsim compare), or one collective op timed "
+         "per algorithm (opsim collective)"));
+  form->addRow(tr("Run"), kind_);
   topology_ = new QComboBox(machine);
   topology_->setEditable(true);
   for (const TopologyInfo& t : list_topologies()) {
@@ -52,6 +61,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   outer->addWidget(machine);
 
   auto* strat_box = new QGroupBox(tr("Strategies to compare"), this);
+  strategies_box_ = strat_box;
   auto* grid = new QGridLayout(strat_box);
   const QStringList names = known_strategies();
   for (int i = 0; i < names.size(); ++i) {
@@ -61,6 +71,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     connect(cb, &QCheckBox::toggled, this, &ScenarioPanel::edited);
   }
   outer->addWidget(strat_box);
+  collective_ = new CollectiveForm(this);
+  connect(collective_, &CollectiveForm::edited, this, &ScenarioPanel::edited);
+  connect(collective_, &CollectiveForm::typed, this, &ScenarioPanel::typed);
+  outer->addWidget(collective_);
 
   auto* whatif = new QGroupBox(tr("What if"), this);
   auto* wform = new QFormLayout(whatif);
@@ -89,6 +103,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   typing_pause_->setSingleShot(true);
   typing_pause_->setInterval(kTypingPauseMs);
   connect(typing_pause_, &QTimer::timeout, this, [this] { emit scenario_changed(scenario()); });
+  connect(kind_, &QComboBox::currentIndexChanged, this, [this] {
+    show_fields_of_kind();
+    edited();
+  });
   connect(topology_, &QComboBox::currentTextChanged, this, &ScenarioPanel::typed);
   connect(topology_, &QComboBox::activated, this, &ScenarioPanel::edited);
   connect(bytes_, &QLineEdit::textEdited, this, &ScenarioPanel::typed);
@@ -106,6 +124,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
 
 Scenario ScenarioPanel::scenario() const {
   Scenario s;
+  s.kind = kind_->currentIndex() == 1 ? ScenarioKind::kCollective : ScenarioKind::kStrategies;
+  s.collective = collective_->collective();
   s.topology = topology_->currentText().trimmed();
   s.gradient_bytes = bytes_->text().trimmed();
   s.gpus = gpus_->value();
@@ -121,6 +141,9 @@ Scenario ScenarioPanel::scenario() const {
 
 void ScenarioPanel::set_scenario(const Scenario& s) {
   loading_ = true;
+  kind_->setCurrentIndex(s.kind == ScenarioKind::kCollective ? 1 : 0);
+  show_fields_of_kind();
+  collective_->set_collective(s.collective);
   topology_->setCurrentText(s.topology);
   bytes_->setText(s.gradient_bytes);
   gpus_->setValue(s.gpus);
@@ -129,6 +152,15 @@ void ScenarioPanel::set_scenario(const Scenario& s) {
   bandwidth_scale_->setValue(s.link_bandwidth_scale);
   overrides_->setPlainText(s.overrides.join(QLatin1Char('\n')));
   loading_ = false;
+}
+
+void ScenarioPanel::show_fields_of_kind() {
+  const bool collective = kind_->currentIndex() == 1;
+  machine_form_->setRowVisible(bytes_, !collective);
+  machine_form_->setRowVisible(gpus_, !collective);
+  machine_form_->setRowVisible(comm_only_, !collective);
+  strategies_box_->setHidden(collective);
+  collective_->setHidden(!collective);
 }
 
 void ScenarioPanel::edited() {

@@ -19,7 +19,9 @@ SummaryChart::SummaryChart(const SummaryModel* model, QWidget* parent)
 
 void SummaryChart::rebuild() {
   auto* chart = new QChart;
-  chart->setTitle(tr("Makespan per strategy"));
+  const auto& rows = model_->rows();
+  const bool collective = !rows.empty() && !rows.front().chosen.empty();
+  chart->setTitle(collective ? tr("Time per algorithm") : tr("Makespan per strategy"));
   chart->setAnimationOptions(QChart::NoAnimation);
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->setMargins(QMargins(4, 4, 4, 4));
