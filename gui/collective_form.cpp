@@ -44,6 +44,7 @@ CollectiveForm::CollectiveForm(QWidget* parent) : QGroupBox(tr("Collective"), pa
   connect(protocol_, &QComboBox::currentTextChanged, this, &CollectiveForm::edited);
   connect(gpus_, &QSpinBox::valueChanged, this, &CollectiveForm::edited);
   connect(sizes_, &QLineEdit::textEdited, this, &CollectiveForm::typed);
+  set_collective(CollectiveScenario{});
 }
 
 // Hides the algorithms the op has not; keeps one checked so the op can run at once.
