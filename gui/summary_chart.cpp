@@ -58,7 +58,8 @@ void SummaryChart::rebuild() {
   auto* y = new QValueAxis;
   y->setTitleText(tr("ms"));
   y->setRange(0, max_ms > 0 ? max_ms * 1.15 : 1);
-  y->setLabelFormat(QStringLiteral("%.0f"));
+  // Collectives take a few milliseconds or less: whole numbers would repeat on the axis.
+  y->setLabelFormat(max_ms >= 10 ? QStringLiteral("%.0f") : QStringLiteral("%.2f"));
   y->applyNiceNumbers();
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);
