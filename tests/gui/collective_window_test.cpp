@@ -151,7 +151,7 @@ TEST_F(CollectiveWindow, HalfTheLinkBandwidthSlowsTheRingAgainstItsBaseline) {
   EXPECT_EQ(baseline->end_ns(), ring_before);
   const auto panes = window_.timeline()->comparison_panes();
   EXPECT_EQ(panes[0].decor.baseline, baseline);
-  EXPECT_TRUE(panes[0].decor.baseline_note.startsWith("before 2.389 ms → "))
+  EXPECT_TRUE(panes[0].decor.baseline_note.startsWith("before 2.389 ms → 4.723 ms (+97.7%)"))
       << panes[0].decor.baseline_note.toStdString();
 }
 
