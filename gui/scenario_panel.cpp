@@ -23,18 +23,51 @@ namespace opsim::gui {
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(8, 8, 8, 8);
+  outer->addWidget(build_machine_box());
+  outer->addWidget(build_strategies_box());
+  collective_ = new CollectiveForm(this);
+  outer->addWidget(collective_);
+  outer->addWidget(build_what_if_box());
+  auto* hint = new QLabel(tr("Every edit re-simulates in the background."), this);
+  hint->setWordWrap(true);
+  hint->setStyleSheet(QStringLiteral("color: #57606a;"));
+  outer->addWidget(hint);
+  outer->addStretch(1);
+  typing_pause_ = new QTimer(this);
+  typing_pause_->setSingleShot(true);
+  typing_pause_->setInterval(kTypingPauseMs);
+  connect(typing_pause_, &QTimer::timeout, this, [this] { emit scenario_changed(scenario()); });
+  connect_edits();
+  set_scenario(Scenario{});
+}
 
+// What runs, on which machine, and the strategies' workload (hidden for a collective).
+QGroupBox* ScenarioPanel::build_machine_box() {
   auto* machine = new QGroupBox(tr("Machine and workload"), this);
-  auto* form = new QFormLayout(machine);
-  machine_form_ = form;
+  machine_form_ = new QFormLayout(machine);
   kind_ = new QComboBox(machine);
   kind_->addItem(tr("strategies (compare)"));
   kind_->addItem(tr("a collective (collective)"));
   kind_->setToolTip(
       tr("Strategies side by side (opsim compare), or one collective op timed "
          "per algorithm (opsim collective)"));
-  form->addRow(tr("Run"), kind_);
-  topology_ = new QComboBox(machine);
+  machine_form_->addRow(tr("Run"), kind_);
+  machine_form_->addRow(tr("Topology"), build_topology_row(machine));
+  bytes_ = new QLineEdit(machine);
+  bytes_->setToolTip(tr("Gradient size, e.g. 160MB, 1GiB"));
+  machine_form_->addRow(tr("Gradient"), bytes_);
+  gpus_ = new QSpinBox(machine);
+  gpus_->setRange(1, 4096);
+  machine_form_->addRow(tr("GPUs"), gpus_);
+  comm_only_ = new QCheckBox(tr("communication only"), machine);
+  comm_only_->setToolTip(tr("Leave out the reductions' compute (the book's arithmetic)"));
+  machine_form_->addRow(QString(), comm_only_);
+  return machine;
+}
+
+// The presets and families to pick or type over, and a button to browse for a file.
+QHBoxLayout* ScenarioPanel::build_topology_row(QWidget* parent) {
+  topology_ = new QComboBox(parent);
   topology_->setEditable(true);
   for (const TopologyInfo& t : list_topologies()) {
     topology_->addItem(QString::fromStdString(t.family ? t.example : t.name));
@@ -42,40 +75,28 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                            Qt::ToolTipRole);
   }
   topology_->setToolTip(tr("A preset name, or a topology file (Browse…)"));
-  auto* browse = new QPushButton(tr("…"), machine);
-  browse->setFixedWidth(28);
-  browse->setToolTip(tr("Choose a topology file"));
-  auto* topo_row = new QHBoxLayout;
-  topo_row->addWidget(topology_, 1);
-  topo_row->addWidget(browse);
-  form->addRow(tr("Topology"), topo_row);
-  bytes_ = new QLineEdit(machine);
-  bytes_->setToolTip(tr("Gradient size, e.g. 160MB, 1GiB"));
-  form->addRow(tr("Gradient"), bytes_);
-  gpus_ = new QSpinBox(machine);
-  gpus_->setRange(1, 4096);
-  form->addRow(tr("GPUs"), gpus_);
-  comm_only_ = new QCheckBox(tr("communication only"), machine);
-  comm_only_->setToolTip(tr("Leave out the reductions' compute (the book's arithmetic)"));
-  form->addRow(QString(), comm_only_);
-  outer->addWidget(machine);
+  browse_ = new QPushButton(tr("…"), parent);
+  browse_->setFixedWidth(28);
+  browse_->setToolTip(tr("Choose a topology file"));
+  auto* row = new QHBoxLayout;
+  row->addWidget(topology_, 1);
+  row->addWidget(browse_);
+  return row;
+}
 
-  auto* strat_box = new QGroupBox(tr("Strategies to compare"), this);
-  strategies_box_ = strat_box;
-  auto* grid = new QGridLayout(strat_box);
+QGroupBox* ScenarioPanel::build_strategies_box() {
+  strategies_box_ = new QGroupBox(tr("Strategies to compare"), this);
+  auto* grid = new QGridLayout(strategies_box_);
   const QStringList names = known_strategies();
   for (int i = 0; i < names.size(); ++i) {
-    auto* cb = new QCheckBox(names[i], strat_box);
+    auto* cb = new QCheckBox(names[i], strategies_box_);
     strategies_.push_back(cb);
     grid->addWidget(cb, i / 2, i % 2);
-    connect(cb, &QCheckBox::toggled, this, &ScenarioPanel::edited);
   }
-  outer->addWidget(strat_box);
-  collective_ = new CollectiveForm(this);
-  connect(collective_, &CollectiveForm::edited, this, &ScenarioPanel::edited);
-  connect(collective_, &CollectiveForm::typed, this, &ScenarioPanel::typed);
-  outer->addWidget(collective_);
+  return strategies_box_;
+}
 
+QGroupBox* ScenarioPanel::build_what_if_box() {
   auto* whatif = new QGroupBox(tr("What if"), this);
   auto* wform = new QFormLayout(whatif);
   bandwidth_scale_ = new QDoubleSpinBox(whatif);
@@ -91,18 +112,11 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   overrides_->setToolTip(tr("One DEVICE_OR_LINK.FIELD=VALUE per line (--set)"));
   overrides_->setMaximumHeight(70);
   wform->addRow(tr("Overrides"), overrides_);
-  outer->addWidget(whatif);
+  return whatif;
+}
 
-  auto* hint = new QLabel(tr("Every edit re-simulates in the background."), this);
-  hint->setWordWrap(true);
-  hint->setStyleSheet(QStringLiteral("color: #57606a;"));
-  outer->addWidget(hint);
-  outer->addStretch(1);
-
-  typing_pause_ = new QTimer(this);
-  typing_pause_->setSingleShot(true);
-  typing_pause_->setInterval(kTypingPauseMs);
-  connect(typing_pause_, &QTimer::timeout, this, [this] { emit scenario_changed(scenario()); });
+// Discrete edits re-simulate at once, typing after a pause.
+void ScenarioPanel::connect_edits() {
   connect(kind_, &QComboBox::currentIndexChanged, this, [this] {
     show_fields_of_kind();
     edited();
@@ -112,14 +126,16 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   connect(bytes_, &QLineEdit::textEdited, this, &ScenarioPanel::typed);
   connect(gpus_, &QSpinBox::valueChanged, this, &ScenarioPanel::edited);
   connect(comm_only_, &QCheckBox::toggled, this, &ScenarioPanel::edited);
+  for (QCheckBox* cb : strategies_) connect(cb, &QCheckBox::toggled, this, &ScenarioPanel::edited);
+  connect(collective_, &CollectiveForm::edited, this, &ScenarioPanel::edited);
+  connect(collective_, &CollectiveForm::typed, this, &ScenarioPanel::typed);
   connect(bandwidth_scale_, &QDoubleSpinBox::valueChanged, this, &ScenarioPanel::edited);
   connect(overrides_, &QPlainTextEdit::textChanged, this, &ScenarioPanel::typed);
-  connect(browse, &QPushButton::clicked, this, [this] {
+  connect(browse_, &QPushButton::clicked, this, [this] {
     const QString file = QFileDialog::getOpenFileName(
         this, tr("Topology file"), QString(), tr("Topology (*.yaml *.yml *.json);;All files (*)"));
     if (!file.isEmpty()) topology_->setCurrentText(file);
   });
-  set_scenario(Scenario{});
 }
 
 Scenario ScenarioPanel::scenario() const {

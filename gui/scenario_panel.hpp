@@ -12,6 +12,8 @@
 class QCheckBox;
 class QFormLayout;
 class QGroupBox;
+class QHBoxLayout;
+class QPushButton;
 class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
@@ -44,9 +46,16 @@ class ScenarioPanel : public QWidget {
   void typed();   ///< a keystroke: re-simulate when typing pauses
   /// Shows the strategies' fields or the collective's, as the kind picked says.
   void show_fields_of_kind();
+  // The parts of the form, in order, and the edits that re-simulate.
+  QGroupBox* build_machine_box();
+  QHBoxLayout* build_topology_row(QWidget* parent);
+  QGroupBox* build_strategies_box();
+  QGroupBox* build_what_if_box();
+  void connect_edits();
 
   QComboBox* kind_;
   QComboBox* topology_;
+  QPushButton* browse_;
   QFormLayout* machine_form_;
   QLineEdit* bytes_;
   QSpinBox* gpus_;
