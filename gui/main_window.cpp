@@ -48,6 +48,19 @@ QTableView* make_table(QAbstractItemModel* model, QWidget* parent) {
   return table;
 }
 
+// "160 MB", or "1 kB – 64 kB" when a collective ran several sizes.
+QString sizes_text(const CompareOutput& output) {
+  double low = output.bytes, high = output.bytes;
+  for (const SummaryRow& r : output.rows) {
+    if (std::isnan(r.size_bytes)) continue;
+    low = std::min(low, r.size_bytes);
+    high = std::max(high, r.size_bytes);
+  }
+  QString text = QString::fromStdString(format_bytes(low));
+  if (high > low) text += QStringLiteral(" – ") + QString::fromStdString(format_bytes(high));
+  return text;
+}
+
 QString ns_text(double ns) {
   return QString::fromStdString(format_duration_ns(ns));
 }
@@ -345,10 +358,10 @@ void MainWindow::show_result(const RunResult& result) {
                            : tr("%1 × %2")
                                  .arg(result.summary.rows.size())
                                  .arg(QString::fromStdString(result.summary.op));
-  QString text = tr("%1 on %2, %3 — simulated in %4 s")
-                     .arg(what, QString::fromStdString(result.summary.topology),
-                          QString::fromStdString(format_bytes(result.summary.bytes)))
-                     .arg(result.wall_s, 0, 'f', 2);
+  QString text =
+      tr("%1 on %2, %3 — simulated in %4 s")
+          .arg(what, QString::fromStdString(result.summary.topology), sizes_text(result.summary))
+          .arg(result.wall_s, 0, 'f', 2);
   if (!load_errors_.isEmpty())
     text += tr("  — cannot open %1 file(s): %2").arg(load_errors_.size()).arg(load_errors_.first());
   if (!result.warnings.isEmpty()) {

@@ -9,6 +9,22 @@
 
 namespace opsim::gui {
 
+namespace {
+
+// "allreduce " when every name starts with that word (a collective's rows): the bars are
+// then labelled by algorithm alone, so that they fit under the bars.
+QString shared_first_word(const QStringList& names) {
+  if (names.isEmpty()) return {};
+  const int space = names.front().indexOf(QLatin1Char(' '));
+  if (space <= 0) return {};
+  const QString prefix = names.front().left(space + 1);
+  for (const QString& name : names)
+    if (!name.startsWith(prefix) || name.size() == prefix.size()) return {};
+  return prefix;
+}
+
+}  // namespace
+
 SummaryChart::SummaryChart(const SummaryModel* model, QWidget* parent)
     : QChartView(parent), model_(model) {
   setRenderHint(QPainter::Antialiasing);
@@ -21,7 +37,6 @@ void SummaryChart::rebuild() {
   auto* chart = new QChart;
   const auto& rows = model_->rows();
   const bool collective = !rows.empty() && !rows.front().chosen.empty();
-  chart->setTitle(collective ? tr("Time per algorithm") : tr("Makespan per strategy"));
   chart->setAnimationOptions(QChart::NoAnimation);
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->setMargins(QMargins(4, 4, 4, 4));
@@ -40,6 +55,9 @@ void SummaryChart::rebuild() {
     any_bound = any_bound || has;
     *bound << (has ? r.lower_bound_s * 1e3 : 0);
   }
+  const QString op = collective ? shared_first_word(categories) : QString();
+  for (QString& c : categories) c.remove(0, op.size());
+  chart->setTitle(collective ? tr("%1time per algorithm").arg(op) : tr("Makespan per strategy"));
   auto* series = new QBarSeries;
   series->append(makespan);
   if (any_bound) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QBarCategoryAxis>
+#include <QChart>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -18,6 +20,7 @@
 
 #include "gui/main_window.hpp"
 #include "gui/scenario_panel.hpp"
+#include "gui/summary_chart.hpp"
 #include "gui/timeline_view.hpp"
 #include "tests/support/opsim_command.hpp"
 
@@ -107,6 +110,29 @@ TEST_F(CollectiveWindow, EachAlgorithmIsAPaneAsLongAsTheCliSays) {
   EXPECT_FALSE(table->isColumnHidden(SummaryModel::kBusbw));
   EXPECT_FALSE(table->isColumnHidden(SummaryModel::kBusiestLink));
   EXPECT_TRUE(table->isColumnHidden(SummaryModel::kLowerBound));
+  // The chart's bars are labelled by algorithm, the op in its title.
+  const auto* chart = window_.findChild<SummaryChart*>();
+  ASSERT_NE(chart, nullptr);
+  EXPECT_EQ(chart->chart()->title(), "allreduce time per algorithm");
+  const auto axes = chart->chart()->axes(Qt::Horizontal);
+  ASSERT_EQ(axes.size(), 1);
+  auto* categories = qobject_cast<QBarCategoryAxis*>(axes.front());
+  ASSERT_NE(categories, nullptr);
+  EXPECT_EQ(categories->categories(), QStringList({"ring", "tree", "auto"}));
+}
+
+// Several sizes: one pane per algorithm and size, named by size, the range in the status.
+TEST_F(CollectiveWindow, SeveralSizesAreOnePaneEach) {
+  Scenario s = dgx1_allreduce({"direct"});
+  s.collective.op = QStringLiteral("sendrecv");
+  s.collective.sizes = QStringLiteral("1KB:4KB");
+  ASSERT_TRUE(run_in(window_, s)) << window_.status_text().toStdString();
+  const auto& panes = window_.trace_set().panes();
+  ASSERT_EQ(panes.size(), 3u);
+  EXPECT_EQ(panes[0].title, "sendrecv direct 1 kB");
+  EXPECT_EQ(panes[2].title, "sendrecv direct 4 kB");
+  EXPECT_TRUE(window_.status_text().startsWith("3 × sendrecv on dgx1-v100, 1 kB – 4 kB"))
+      << window_.status_text().toStdString();
 }
 
 TEST_F(CollectiveWindow, TheCliRefusalIsTheBannerLine) {
