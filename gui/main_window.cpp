@@ -383,7 +383,7 @@ void MainWindow::rebuild_summary() {
   std::vector<SummaryRow> rows = simulated_rows_;
   rows.insert(rows.end(), file_rows_.begin(), file_rows_.end());
   summary_.set_rows(std::move(rows));
-  // Columns no row fills (busbw for strategies, the busiest link for collectives) stay out.
+  // Columns no row fills (a collective's lower bound, a strategy's algorithm · protocol) stay out.
   for (int c = 0; c < SummaryModel::kColumnCount; ++c)
     summary_table_->setColumnHidden(c, !summary_.column_has_data(c));
 }
