@@ -6,6 +6,8 @@
 //   4-what-if-after.png         the new run at the same zoom, the old one as the baseline
 //   5-ring-expanded.png ...     a big ring trace: all lanes, its server collapsed, one row
 //                               per device, filtered, scrolled (sticky headers)
+//   9-collective-dgx-h100.png   allreduce by ring, tree, nvls and auto on dgx-h100, one row
+//                               per device, the links in one row
 // Usage: opsim-gui-screenshots OUT_DIR [RING_TRACE.json]
 #include <QApplication>
 #include <QDir>
@@ -72,6 +74,35 @@ bool what_if_views(const QDir& out) {
   return save(w, out, "4-what-if-after.png") && ok;
 }
 
+// The rows "One row per device" collapses (each device, each server's links).
+std::set<std::string> device_rows(MainWindow& w) {
+  std::set<std::string> devices;
+  for (const auto& r : w.trace_set().panes().at(0).model->rows()) {
+    if (r.kind == opsim::gui::RowKind::kSubgroup) devices.insert(r.key);
+  }
+  return devices;
+}
+
+bool collective_view(const QDir& out) {
+  MainWindow w(MainWindow::Options{false, {}});
+  w.resize(1920, 1080);
+  w.show();
+  bool done = false;
+  QObject::connect(&w, &MainWindow::simulation_done, [&done](bool) { done = true; });
+  opsim::gui::Scenario s;
+  s.kind = opsim::gui::ScenarioKind::kCollective;
+  s.topology = QStringLiteral("dgx-h100");
+  s.collective.algorithms = {"ring", "tree", "nvls", "auto"};
+  w.set_scenario(s);
+  w.simulate(s);
+  if (!wait_for_simulation(w, done)) return false;
+  std::set<std::string> collapsed = device_rows(w);
+  collapsed.insert("Links");  // one row per link direction would fill the screen
+  w.view_state().set_collapsed(collapsed);
+  settle();
+  return save(w, out, "9-collective-dgx-h100.png");
+}
+
 bool ring_views(const QDir& out, const QString& trace) {
   MainWindow w(MainWindow::Options{false, {}});
   w.resize(1920, 1080);
@@ -87,11 +118,7 @@ bool ring_views(const QDir& out, const QString& trace) {
   w.view_state().toggle_collapsed(rows.at(0).key);  // the server: 1,024 GPUs in one bar
   settle();
   ok = save(w, out, "6-ring-server-collapsed.png") && ok;
-  std::set<std::string> devices;  // as the toolbar's "One row per device"
-  for (const auto& r : rows) {
-    if (r.kind == opsim::gui::RowKind::kSubgroup) devices.insert(r.key);
-  }
-  w.view_state().set_collapsed(devices);
+  w.view_state().set_collapsed(device_rows(w));
   settle();
   ok = save(w, out, "6b-ring-one-row-per-device.png") && ok;
   w.findChild<QLineEdit*>(QStringLiteral("lane_filter"))->setText(QStringLiteral("gpu5"));
@@ -121,6 +148,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   bool ok = what_if_views(out);
+  ok = collective_view(out) && ok;
   if (argc > 2) ok = ring_views(out, QString::fromLocal8Bit(argv[2])) && ok;
   return ok ? 0 : 1;
 }

@@ -1,8 +1,11 @@
 // opsim-gui: the timeline explorer. Starts simulating the default scenario (the book's 4-GPU
 // PCIe server, 160 MB, tree/cpu/split, communication only) so a new user sees a comparison
 // at once. Traces given are opened beside it: opsim's own, or PyTorch profiler (Kineto)
-// traces, replayed and shown recorded against replayed.
-// Usage: opsim-gui [--no-run] [--smoke-test] [--screenshot FILE] [TRACE.json[.gz]...]
+// traces, replayed and shown recorded against replayed. The scenario options start another
+// scenario, e.g. a collective timed per algorithm (gui/scenario_options.hpp).
+// Usage: opsim-gui [--no-run] [--smoke-test] [--screenshot FILE] [--topology T]
+//        [--collective OP [--algorithm LIST] [--protocol P] [--sizes S]] [--gpus N]
+//        [TRACE.json[.gz]...]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -11,8 +14,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/input_error.hpp"
 #include "gui/comparison_render.hpp"
 #include "gui/main_window.hpp"
+#include "gui/scenario_options.hpp"
 
 namespace {
 
@@ -64,16 +69,25 @@ int main(int argc, char** argv) {
       QStringLiteral("smoke-test"),
       QStringLiteral("Show the window, wait for the first simulation and the replays of the "
                      "traces given (at most 120 s), grab it and exit 0 if the grab worked, "
-                     "2 if a trace given could not be opened"));
+                     "2 if the simulation failed or a trace given could not be opened"));
   QCommandLineOption shot(QStringLiteral("screenshot"),
                           QStringLiteral("Save the grabbed window here"), QStringLiteral("FILE"));
   parser.addOption(no_run);
   parser.addOption(smoke);
   parser.addOption(shot);
+  opsim::gui::add_scenario_options(parser);
   parser.addPositionalArgument(QStringLiteral("traces"), QStringLiteral("Trace files to open"));
   parser.process(app);
+  opsim::gui::Scenario scenario;
+  try {
+    scenario = opsim::gui::scenario_from_options(parser);
+  } catch (const opsim::InputError& e) {
+    std::fprintf(stderr, "opsim-gui: %s\n", e.what());
+    return 2;
+  }
 
   opsim::gui::MainWindow window(opsim::gui::MainWindow::Options{!parser.isSet(no_run), {}});
+  window.set_scenario(scenario);
   window.show();
   QObject::connect(&window, &opsim::gui::MainWindow::load_failed, [](const QString& e) {
     std::fprintf(stderr, "opsim-gui: %s\n", qPrintable(e));
@@ -84,8 +98,11 @@ int main(int argc, char** argv) {
   // Smoke test: the window is up on a real display; wait for the first run (or its failure)
   // and for the replays of the traces given.
   bool done = parser.isSet(no_run);
-  QObject::connect(&window, &opsim::gui::MainWindow::simulation_done,
-                   [&done](bool) { done = true; });
+  bool simulated_ok = true;
+  QObject::connect(&window, &opsim::gui::MainWindow::simulation_done, [&](bool ok) {
+    done = true;
+    simulated_ok = ok;
+  });
   QElapsedTimer clock;
   clock.start();
   while ((!done || window.replays_running() > 0) && clock.elapsed() < 120000)
@@ -97,6 +114,14 @@ int main(int argc, char** argv) {
               qPrintable(window.status_text()));
   if (pixmap.isNull() || !window.isVisible()) return 1;
   if (parser.isSet(shot) && !pixmap.save(parser.value(shot))) return 1;
+  if (!done) {
+    std::fprintf(stderr, "opsim-gui: the simulation did not finish within 120 s\n");
+    return 2;
+  }
+  if (!simulated_ok) {
+    std::fprintf(stderr, "opsim-gui: %s\n", qPrintable(window.status_text()));
+    return 2;
+  }
   if (window.replays_running() > 0) {
     std::fprintf(stderr, "opsim-gui: a replay did not finish within 120 s\n");
     return 2;

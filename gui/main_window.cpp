@@ -48,6 +48,19 @@ QTableView* make_table(QAbstractItemModel* model, QWidget* parent) {
   return table;
 }
 
+// "160 MB", or "1 kB – 64 kB" when a collective ran several sizes.
+QString sizes_text(const CompareOutput& output) {
+  double low = output.bytes, high = output.bytes;
+  for (const SummaryRow& r : output.rows) {
+    if (std::isnan(r.size_bytes)) continue;
+    low = std::min(low, r.size_bytes);
+    high = std::max(high, r.size_bytes);
+  }
+  QString text = QString::fromStdString(format_bytes(low));
+  if (high > low) text += QStringLiteral(" – ") + QString::fromStdString(format_bytes(high));
+  return text;
+}
+
 QString ns_text(double ns) {
   return QString::fromStdString(format_duration_ns(ns));
 }
@@ -154,6 +167,7 @@ QWidget* MainWindow::build_summary_tab() {
   auto* summary_tab = new QWidget(tabs_);
   auto* summary_layout = new QHBoxLayout(summary_tab);
   auto* summary_table = make_table(&summary_, summary_tab);
+  summary_table_ = summary_table;
   summary_table->setObjectName(QStringLiteral("summary_table"));
   summary_layout->addWidget(summary_table, 3);
   chart_ = new SummaryChart(&summary_, summary_tab);
@@ -306,10 +320,17 @@ QString MainWindow::status_text() const {
   return status_->text();
 }
 
+void MainWindow::set_scenario(const Scenario& scenario) {
+  panel_->set_scenario(scenario);
+}
+
 void MainWindow::simulate(const Scenario& scenario) {
-  if (scenario.strategies.isEmpty()) {
+  const bool collective = scenario.kind == ScenarioKind::kCollective;
+  if (collective ? scenario.collective.algorithms.isEmpty() : scenario.strategies.isEmpty()) {
     runner_.cancel();
-    set_status(tr("Pick at least one strategy to compare."), false);
+    set_status(collective ? tr("Pick at least one algorithm to time.")
+                          : tr("Pick at least one strategy to compare."),
+               false);
     return;
   }
   runner_.run(scenario, options_.cli);
@@ -330,11 +351,17 @@ void MainWindow::show_result(const RunResult& result) {
   what_if_.on_new_run(traces_.panes());
   traces_.set_simulated(std::move(panes));
   rebuild_summary();
-  QString text = tr("%1 strategies on %2, %3 — simulated in %4 s")
-                     .arg(result.summary.rows.size())
-                     .arg(QString::fromStdString(result.summary.topology),
-                          QString::fromStdString(format_bytes(result.summary.bytes)))
-                     .arg(result.wall_s, 0, 'f', 2);
+  run_error_.clear();
+  update_banner();
+  const QString what = result.summary.op.empty()
+                           ? tr("%1 strategies").arg(result.summary.rows.size())
+                           : tr("%1 × %2")
+                                 .arg(result.summary.rows.size())
+                                 .arg(QString::fromStdString(result.summary.op));
+  QString text =
+      tr("%1 on %2, %3 — simulated in %4 s")
+          .arg(what, QString::fromStdString(result.summary.topology), sizes_text(result.summary))
+          .arg(result.wall_s, 0, 'f', 2);
   if (!load_errors_.isEmpty())
     text += tr("  — cannot open %1 file(s): %2").arg(load_errors_.size()).arg(load_errors_.first());
   if (!result.warnings.isEmpty()) {
@@ -346,6 +373,8 @@ void MainWindow::show_result(const RunResult& result) {
 }
 
 void MainWindow::on_run_failed(const QString& message) {
+  run_error_ = message;
+  update_banner();
   set_status(tr("Simulation failed: %1").arg(message), false);
   emit simulation_done(false);
 }
@@ -354,6 +383,9 @@ void MainWindow::rebuild_summary() {
   std::vector<SummaryRow> rows = simulated_rows_;
   rows.insert(rows.end(), file_rows_.begin(), file_rows_.end());
   summary_.set_rows(std::move(rows));
+  // Columns no row fills (a collective's lower bound, a strategy's algorithm · protocol) stay out.
+  for (int c = 0; c < SummaryModel::kColumnCount; ++c)
+    summary_table_->setColumnHidden(c, !summary_.column_has_data(c));
 }
 
 bool MainWindow::export_view(const QString& path) {

@@ -24,6 +24,7 @@ class QLabel;
 class QProgressBar;
 class QScrollArea;
 class QSplitter;
+class QTableView;
 class QTabWidget;
 class QTextBrowser;
 class QTimer;
@@ -45,6 +46,8 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(Options options, QWidget* parent = nullptr);
   MainWindow() : MainWindow(Options{}) {}
 
+  /// Shows `scenario` in the panel without running it (the run at start uses it).
+  void set_scenario(const Scenario& scenario);
   /// Re-simulates `scenario` in the background (cancels a run in flight).
   void simulate(const Scenario& scenario);
   /// Shows a finished run's summary and traces (what a simulation ends with).
@@ -114,6 +117,8 @@ class MainWindow : public QMainWindow {
   void start_replay(const QString& path);
   void on_replay_finished(const QString& path, const LoadedTrace& loaded);
   void report_load_error(const QString& message);
+  /// The banner over the timeline: the last run's failure, then the files that failed.
+  void update_banner();
   void clear_load_errors();
   void rebuild_steps();
   void show_twin_classes();
@@ -145,6 +150,8 @@ class MainWindow : public QMainWindow {
   QWidget* steps_tab_ = nullptr;
   QWidget* twins_tab_ = nullptr;  ///< created with the first overlay opened
   QStringList load_errors_;
+  QString run_error_;  ///< why the last run failed (the CLI's line); empty after a success
+  QTableView* summary_table_ = nullptr;
   int replays_running_ = 0;
   QProgressBar* progress_ = nullptr;
   QTimer* progress_timer_ = nullptr;

@@ -174,16 +174,21 @@ void MainWindow::on_replay_finished(const QString& path, const LoadedTrace& load
 
 void MainWindow::report_load_error(const QString& message) {
   load_errors_ << message;
-  load_errors_label_->setText(load_errors_.join(QLatin1Char('\n')));
-  load_errors_label_->setVisible(true);
+  update_banner();
   status_->setText(tr("Cannot open: %1").arg(message));
   emit load_failed(message);
 }
 
 void MainWindow::clear_load_errors() {
   load_errors_.clear();
-  load_errors_label_->clear();
-  load_errors_label_->setVisible(false);
+  update_banner();
+}
+
+void MainWindow::update_banner() {
+  QStringList lines = load_errors_;
+  if (!run_error_.isEmpty()) lines.prepend(tr("Simulation failed: %1").arg(run_error_));
+  load_errors_label_->setText(lines.join(QLatin1Char('\n')));
+  load_errors_label_->setVisible(!lines.isEmpty());
 }
 
 void MainWindow::rebuild_steps() {

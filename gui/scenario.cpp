@@ -21,6 +21,14 @@ QStringList compare_arguments(const Scenario& s, const QString& trace_dir) {
                    QStringLiteral("--gpus"),
                    QString::number(s.gpus)};
   if (s.comm_only) args << QStringLiteral("--comm-only");
+  args << what_if_arguments(s);
+  args << QStringLiteral("--format") << QStringLiteral("json") << QStringLiteral("--trace-dir")
+       << trace_dir;
+  return args;
+}
+
+QStringList what_if_arguments(const Scenario& s) {
+  QStringList args;
   if (s.link_bandwidth_scale != 1.0) {
     args << QStringLiteral("--link-bandwidth-scale")
          << QString::number(s.link_bandwidth_scale, 'g', 6);
@@ -29,9 +37,12 @@ QStringList compare_arguments(const Scenario& s, const QString& trace_dir) {
     const QString trimmed = o.trimmed();
     if (!trimmed.isEmpty()) args << QStringLiteral("--set") << trimmed;
   }
-  args << QStringLiteral("--format") << QStringLiteral("json") << QStringLiteral("--trace-dir")
-       << trace_dir;
   return args;
+}
+
+QStringList run_arguments(const Scenario& s, const QString& trace_dir) {
+  return s.kind == ScenarioKind::kCollective ? collective_arguments(s, trace_dir)
+                                             : compare_arguments(s, trace_dir);
 }
 
 QString find_opsim_cli() {

@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "gui/collective_form.hpp"
 #include "topologies/topology_catalog.hpp"
 
 namespace opsim::gui {
@@ -22,10 +23,51 @@ namespace opsim::gui {
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(8, 8, 8, 8);
+  outer->addWidget(build_machine_box());
+  outer->addWidget(build_strategies_box());
+  collective_ = new CollectiveForm(this);
+  outer->addWidget(collective_);
+  outer->addWidget(build_what_if_box());
+  auto* hint = new QLabel(tr("Every edit re-simulates in the background."), this);
+  hint->setWordWrap(true);
+  hint->setStyleSheet(QStringLiteral("color: #57606a;"));
+  outer->addWidget(hint);
+  outer->addStretch(1);
+  typing_pause_ = new QTimer(this);
+  typing_pause_->setSingleShot(true);
+  typing_pause_->setInterval(kTypingPauseMs);
+  connect(typing_pause_, &QTimer::timeout, this, [this] { emit scenario_changed(scenario()); });
+  connect_edits();
+  set_scenario(Scenario{});
+}
 
+// What runs, on which machine, and the strategies' workload (hidden for a collective).
+QGroupBox* ScenarioPanel::build_machine_box() {
   auto* machine = new QGroupBox(tr("Machine and workload"), this);
-  auto* form = new QFormLayout(machine);
-  topology_ = new QComboBox(machine);
+  machine_form_ = new QFormLayout(machine);
+  kind_ = new QComboBox(machine);
+  kind_->addItem(tr("strategies (compare)"));
+  kind_->addItem(tr("a collective (collective)"));
+  kind_->setToolTip(
+      tr("Strategies side by side (opsim compare), or one collective op timed "
+         "per algorithm (opsim collective)"));
+  machine_form_->addRow(tr("Run"), kind_);
+  machine_form_->addRow(tr("Topology"), build_topology_row(machine));
+  bytes_ = new QLineEdit(machine);
+  bytes_->setToolTip(tr("Gradient size, e.g. 160MB, 1GiB"));
+  machine_form_->addRow(tr("Gradient"), bytes_);
+  gpus_ = new QSpinBox(machine);
+  gpus_->setRange(1, 4096);
+  machine_form_->addRow(tr("GPUs"), gpus_);
+  comm_only_ = new QCheckBox(tr("communication only"), machine);
+  comm_only_->setToolTip(tr("Leave out the reductions' compute (the book's arithmetic)"));
+  machine_form_->addRow(QString(), comm_only_);
+  return machine;
+}
+
+// The presets and families to pick or type over, and a button to browse for a file.
+QHBoxLayout* ScenarioPanel::build_topology_row(QWidget* parent) {
+  topology_ = new QComboBox(parent);
   topology_->setEditable(true);
   for (const TopologyInfo& t : list_topologies()) {
     topology_->addItem(QString::fromStdString(t.family ? t.example : t.name));
@@ -33,35 +75,28 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
                            Qt::ToolTipRole);
   }
   topology_->setToolTip(tr("A preset name, or a topology file (Browse…)"));
-  auto* browse = new QPushButton(tr("…"), machine);
-  browse->setFixedWidth(28);
-  browse->setToolTip(tr("Choose a topology file"));
-  auto* topo_row = new QHBoxLayout;
-  topo_row->addWidget(topology_, 1);
-  topo_row->addWidget(browse);
-  form->addRow(tr("Topology"), topo_row);
-  bytes_ = new QLineEdit(machine);
-  bytes_->setToolTip(tr("Gradient size, e.g. 160MB, 1GiB"));
-  form->addRow(tr("Gradient"), bytes_);
-  gpus_ = new QSpinBox(machine);
-  gpus_->setRange(1, 4096);
-  form->addRow(tr("GPUs"), gpus_);
-  comm_only_ = new QCheckBox(tr("communication only"), machine);
-  comm_only_->setToolTip(tr("Leave out the reductions' compute (the book's arithmetic)"));
-  form->addRow(QString(), comm_only_);
-  outer->addWidget(machine);
+  browse_ = new QPushButton(tr("…"), parent);
+  browse_->setFixedWidth(28);
+  browse_->setToolTip(tr("Choose a topology file"));
+  auto* row = new QHBoxLayout;
+  row->addWidget(topology_, 1);
+  row->addWidget(browse_);
+  return row;
+}
 
-  auto* strat_box = new QGroupBox(tr("Strategies to compare"), this);
-  auto* grid = new QGridLayout(strat_box);
+QGroupBox* ScenarioPanel::build_strategies_box() {
+  strategies_box_ = new QGroupBox(tr("Strategies to compare"), this);
+  auto* grid = new QGridLayout(strategies_box_);
   const QStringList names = known_strategies();
   for (int i = 0; i < names.size(); ++i) {
-    auto* cb = new QCheckBox(names[i], strat_box);
+    auto* cb = new QCheckBox(names[i], strategies_box_);
     strategies_.push_back(cb);
     grid->addWidget(cb, i / 2, i % 2);
-    connect(cb, &QCheckBox::toggled, this, &ScenarioPanel::edited);
   }
-  outer->addWidget(strat_box);
+  return strategies_box_;
+}
 
+QGroupBox* ScenarioPanel::build_what_if_box() {
   auto* whatif = new QGroupBox(tr("What if"), this);
   auto* wform = new QFormLayout(whatif);
   bandwidth_scale_ = new QDoubleSpinBox(whatif);
@@ -77,35 +112,36 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   overrides_->setToolTip(tr("One DEVICE_OR_LINK.FIELD=VALUE per line (--set)"));
   overrides_->setMaximumHeight(70);
   wform->addRow(tr("Overrides"), overrides_);
-  outer->addWidget(whatif);
+  return whatif;
+}
 
-  auto* hint = new QLabel(tr("Every edit re-simulates in the background."), this);
-  hint->setWordWrap(true);
-  hint->setStyleSheet(QStringLiteral("color: #57606a;"));
-  outer->addWidget(hint);
-  outer->addStretch(1);
-
-  typing_pause_ = new QTimer(this);
-  typing_pause_->setSingleShot(true);
-  typing_pause_->setInterval(kTypingPauseMs);
-  connect(typing_pause_, &QTimer::timeout, this, [this] { emit scenario_changed(scenario()); });
+// Discrete edits re-simulate at once, typing after a pause.
+void ScenarioPanel::connect_edits() {
+  connect(kind_, &QComboBox::currentIndexChanged, this, [this] {
+    show_fields_of_kind();
+    edited();
+  });
   connect(topology_, &QComboBox::currentTextChanged, this, &ScenarioPanel::typed);
   connect(topology_, &QComboBox::activated, this, &ScenarioPanel::edited);
   connect(bytes_, &QLineEdit::textEdited, this, &ScenarioPanel::typed);
   connect(gpus_, &QSpinBox::valueChanged, this, &ScenarioPanel::edited);
   connect(comm_only_, &QCheckBox::toggled, this, &ScenarioPanel::edited);
+  for (QCheckBox* cb : strategies_) connect(cb, &QCheckBox::toggled, this, &ScenarioPanel::edited);
+  connect(collective_, &CollectiveForm::edited, this, &ScenarioPanel::edited);
+  connect(collective_, &CollectiveForm::typed, this, &ScenarioPanel::typed);
   connect(bandwidth_scale_, &QDoubleSpinBox::valueChanged, this, &ScenarioPanel::edited);
   connect(overrides_, &QPlainTextEdit::textChanged, this, &ScenarioPanel::typed);
-  connect(browse, &QPushButton::clicked, this, [this] {
+  connect(browse_, &QPushButton::clicked, this, [this] {
     const QString file = QFileDialog::getOpenFileName(
         this, tr("Topology file"), QString(), tr("Topology (*.yaml *.yml *.json);;All files (*)"));
     if (!file.isEmpty()) topology_->setCurrentText(file);
   });
-  set_scenario(Scenario{});
 }
 
 Scenario ScenarioPanel::scenario() const {
   Scenario s;
+  s.kind = kind_->currentIndex() == 1 ? ScenarioKind::kCollective : ScenarioKind::kStrategies;
+  s.collective = collective_->collective();
   s.topology = topology_->currentText().trimmed();
   s.gradient_bytes = bytes_->text().trimmed();
   s.gpus = gpus_->value();
@@ -121,6 +157,9 @@ Scenario ScenarioPanel::scenario() const {
 
 void ScenarioPanel::set_scenario(const Scenario& s) {
   loading_ = true;
+  kind_->setCurrentIndex(s.kind == ScenarioKind::kCollective ? 1 : 0);
+  show_fields_of_kind();
+  collective_->set_collective(s.collective);
   topology_->setCurrentText(s.topology);
   bytes_->setText(s.gradient_bytes);
   gpus_->setValue(s.gpus);
@@ -129,6 +168,15 @@ void ScenarioPanel::set_scenario(const Scenario& s) {
   bandwidth_scale_->setValue(s.link_bandwidth_scale);
   overrides_->setPlainText(s.overrides.join(QLatin1Char('\n')));
   loading_ = false;
+}
+
+void ScenarioPanel::show_fields_of_kind() {
+  const bool collective = kind_->currentIndex() == 1;
+  machine_form_->setRowVisible(bytes_, !collective);
+  machine_form_->setRowVisible(gpus_, !collective);
+  machine_form_->setRowVisible(comm_only_, !collective);
+  strategies_box_->setHidden(collective);
+  collective_->setHidden(!collective);
 }
 
 void ScenarioPanel::edited() {

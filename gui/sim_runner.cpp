@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "gui/collective_summary.hpp"
 #include "gui/trace_loader.hpp"
 
 namespace opsim::gui {
@@ -48,7 +49,7 @@ void SimRunner::run(const Scenario& scenario, QString cli) {
     return;
   }
   process_ = new QProcess(this);
-  const QStringList args = compare_arguments(scenario, trace_dir_->path());
+  const QStringList args = run_arguments(scenario, trace_dir_->path());
   stderr_.clear();
   connect(process_, &QProcess::finished, this, &SimRunner::on_finished);
   connect(process_, &QProcess::readyReadStandardError, this, [this] {
@@ -90,7 +91,9 @@ void SimRunner::on_finished(int exit_code, QProcess::ExitStatus status) {
   result.scenario = scenario_;
   result.wall_s = elapsed_s();
   try {
-    result.summary = parse_compare_json(p->readAllStandardOutput().toStdString());
+    const std::string out = p->readAllStandardOutput().toStdString();
+    result.summary = scenario_.kind == ScenarioKind::kCollective ? parse_collective_json(out)
+                                                                 : parse_compare_json(out);
   } catch (const std::exception& e) {
     emit failed(QString::fromStdString(e.what()));
     return;
@@ -107,13 +110,15 @@ void SimRunner::on_finished(int exit_code, QProcess::ExitStatus status) {
   });
   watcher->setFuture(QtConcurrent::run([result = std::move(result), dir]() mutable {
     const QDir trace_dir(dir->path());
-    for (const SummaryRow& row : result.summary.rows) {
+    const bool collective = result.scenario.kind == ScenarioKind::kCollective;
+    for (SummaryRow& row : result.summary.rows) {
       std::shared_ptr<const Trace> trace;
       if (!row.trace_file.empty()) {
         const QString file = trace_dir.absoluteFilePath(QString::fromStdString(row.trace_file));
         try {
           auto t = load_trace_file(file.toStdString());
           if (t->title.empty()) t->title = row.name;
+          if (collective) add_trace_figures(row, *t);
           trace = std::move(t);
         } catch (const std::exception& e) {
           result.warnings << QString::fromStdString(e.what());

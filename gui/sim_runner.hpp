@@ -1,6 +1,6 @@
-// Runs `opsim compare` as a child process (SimGrid allows one engine per process, so the GUI
-// never simulates in-process) without blocking the UI thread. Starting a new run cancels
-// the one in flight; only the latest run ever reports.
+// Runs `opsim compare` or `opsim collective` (by the scenario's kind) as a child process (SimGrid
+// allows one engine per process, so the GUI never simulates in-process) without blocking the UI
+// thread. Starting a new run cancels the one in flight; only the latest run ever reports.
 #pragma once
 
 #include <QElapsedTimer>

@@ -8,28 +8,21 @@
 #include "common/input_error.hpp"
 #include "engine/json_input.hpp"
 #include "engine/trace_summary.hpp"
+#include "gui/json_fields.hpp"
 #include "gui/trace_worlds.hpp"
 
 namespace opsim::gui {
 
 namespace {
 
+constexpr const char* kWhat = "compare output";
+
 double number_or(const nlohmann::json& j, const char* key, double fallback) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_number()) {
-    throw InputError(std::string("compare output: \"") + key + "\" is not a number");
-  }
-  return it->get<double>();
+  return json_number_or(j, key, fallback, kWhat);
 }
 
 std::string string_or(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
-  if (!it->is_string()) {
-    throw InputError(std::string("compare output: \"") + key + "\" is not a string");
-  }
-  return it->get<std::string>();
+  return json_string_or_empty(j, key, kWhat);
 }
 
 }  // namespace
@@ -55,6 +48,8 @@ CompareOutput parse_compare_json(const std::string& json_text) {
     row.busiest_link = string_or(r, "busiest_link");
     row.busiest_link_utilization = number_or(r, "busiest_link_utilization", 0);
     row.peak_memory_bytes = number_or(r, "peak_memory_bytes", row.peak_memory_bytes);
+    row.algbw_GBps = number_or(r, "algbw_GBps", row.algbw_GBps);
+    row.busbw_GBps = number_or(r, "busbw_GBps", row.busbw_GBps);
     row.trace_file = string_or(r, "trace_file");
     out.rows.push_back(std::move(row));
   }

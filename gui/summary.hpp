@@ -1,5 +1,6 @@
-// One row of the comparison summary per strategy or trace, read from `opsim compare
-// --format json` or, for a trace opened from a file, computed from the trace itself.
+// One row of the comparison summary per strategy, collective algorithm or trace, read from
+// `opsim compare --format json` (collective_summary.hpp: `opsim collective`) or, for a
+// trace opened from a file, computed from the trace itself.
 #pragma once
 
 #include <limits>
@@ -20,10 +21,19 @@ struct SummaryRow {
   /// The most memory any one device held at once (as `opsim compare` reports it); NaN: unknown
   double peak_memory_bytes = std::numeric_limits<double>::quiet_NaN();
   std::string trace_file;  ///< Chrome trace written by the run, may be empty
+  /// nccl-tests' bandwidths: bytes per rank over the time, and that times the op's bus
+  /// factor (2(n-1)/n for allreduce); NaN: unknown
+  double algbw_GBps = std::numeric_limits<double>::quiet_NaN();
+  double busbw_GBps = std::numeric_limits<double>::quiet_NaN();
+  /// A collective's algorithm and protocol as run ("ring · Simple"; what auto chose); empty
+  /// for a strategy or a file.
+  std::string chosen;
+  double size_bytes = std::numeric_limits<double>::quiet_NaN();  ///< a collective's bytes per rank
 };
 
 struct CompareOutput {
   std::string topology;
+  std::string op;  ///< the collective op; empty for `opsim compare`
   double bytes = 0;
   std::vector<SummaryRow> rows;
 };

@@ -9,6 +9,22 @@
 
 namespace opsim::gui {
 
+namespace {
+
+// "allreduce " when every name starts with that word (a collective's rows): the bars are
+// then labelled by algorithm alone, so that they fit under the bars.
+QString shared_first_word(const QStringList& names) {
+  if (names.isEmpty()) return {};
+  const int space = names.front().indexOf(QLatin1Char(' '));
+  if (space <= 0) return {};
+  const QString prefix = names.front().left(space + 1);
+  for (const QString& name : names)
+    if (!name.startsWith(prefix) || name.size() == prefix.size()) return {};
+  return prefix;
+}
+
+}  // namespace
+
 SummaryChart::SummaryChart(const SummaryModel* model, QWidget* parent)
     : QChartView(parent), model_(model) {
   setRenderHint(QPainter::Antialiasing);
@@ -19,7 +35,8 @@ SummaryChart::SummaryChart(const SummaryModel* model, QWidget* parent)
 
 void SummaryChart::rebuild() {
   auto* chart = new QChart;
-  chart->setTitle(tr("Makespan per strategy"));
+  const auto& rows = model_->rows();
+  const bool collective = !rows.empty() && !rows.front().chosen.empty();
   chart->setAnimationOptions(QChart::NoAnimation);
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->setMargins(QMargins(4, 4, 4, 4));
@@ -38,6 +55,9 @@ void SummaryChart::rebuild() {
     any_bound = any_bound || has;
     *bound << (has ? r.lower_bound_s * 1e3 : 0);
   }
+  const QString op = collective ? shared_first_word(categories) : QString();
+  for (QString& c : categories) c.remove(0, op.size());
+  chart->setTitle(collective ? tr("%1time per algorithm").arg(op) : tr("Makespan per strategy"));
   auto* series = new QBarSeries;
   series->append(makespan);
   if (any_bound) {
@@ -56,7 +76,8 @@ void SummaryChart::rebuild() {
   auto* y = new QValueAxis;
   y->setTitleText(tr("ms"));
   y->setRange(0, max_ms > 0 ? max_ms * 1.15 : 1);
-  y->setLabelFormat(QStringLiteral("%.0f"));
+  // Collectives take a few milliseconds or less: whole numbers would repeat on the axis.
+  y->setLabelFormat(max_ms >= 10 ? QStringLiteral("%.0f") : QStringLiteral("%.2f"));
   y->applyNiceNumbers();
   chart->addAxis(y, Qt::AlignLeft);
   series->attachAxis(y);

@@ -27,13 +27,46 @@ int SummaryModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : kColumnCount;
 }
 
+namespace {
+
+QString gbps_text(double gbps) {
+  return std::isnan(gbps) ? QStringLiteral("–") : QString::number(gbps, 'f', 2) + " GB/s";
+}
+
+bool cell_has_data(const SummaryRow& r, int column) {
+  switch (column) {
+    case SummaryModel::kAlgbw:
+      return !std::isnan(r.algbw_GBps);
+    case SummaryModel::kBusbw:
+      return !std::isnan(r.busbw_GBps);
+    case SummaryModel::kChosen:
+      return !r.chosen.empty();
+    case SummaryModel::kLowerBound:
+      return !std::isnan(r.lower_bound_s);
+    case SummaryModel::kBusiestLink:
+    case SummaryModel::kLinkUtilization:
+      return !r.busiest_link.empty();
+    case SummaryModel::kPeakMemory:
+      return !std::isnan(r.peak_memory_bytes);
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+bool SummaryModel::column_has_data(int column) const {
+  return std::any_of(rows_.begin(), rows_.end(),
+                     [column](const SummaryRow& r) { return cell_has_data(r, column); });
+}
+
 QVariant SummaryModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
     return {};
   }
   const SummaryRow& r = rows_[static_cast<std::size_t>(index.row())];
   if (role == Qt::TextAlignmentRole) {
-    return index.column() == kName || index.column() == kBusiestLink
+    return index.column() == kName || index.column() == kBusiestLink || index.column() == kChosen
                ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                : QVariant(Qt::AlignRight | Qt::AlignVCenter);
   }
@@ -54,6 +87,12 @@ QVariant SummaryModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(r.name);
       case kMakespan:
         return format_ms(r.makespan_s);
+      case kAlgbw:
+        return gbps_text(r.algbw_GBps);
+      case kBusbw:
+        return gbps_text(r.busbw_GBps);
+      case kChosen:
+        return r.chosen.empty() ? QStringLiteral("–") : QString::fromStdString(r.chosen);
       case kLowerBound:
         return format_ms(r.lower_bound_s);
       case kBusiestLink:
@@ -79,6 +118,12 @@ QVariant SummaryModel::data(const QModelIndex& index, int role) const {
         return QString::fromStdString(r.name);
       case kMakespan:
         return r.makespan_s;
+      case kAlgbw:
+        return r.algbw_GBps;
+      case kBusbw:
+        return r.busbw_GBps;
+      case kChosen:
+        return QString::fromStdString(r.chosen);
       case kLowerBound:
         return r.lower_bound_s;
       case kBusiestLink:
@@ -102,9 +147,15 @@ QVariant SummaryModel::headerData(int section, Qt::Orientation orientation, int 
   }
   switch (section) {
     case kName:
-      return tr("Strategy");
+      return tr("Name");
     case kMakespan:
       return tr("Makespan");
+    case kAlgbw:
+      return tr("algbw");
+    case kBusbw:
+      return tr("busbw");
+    case kChosen:
+      return tr("Algorithm · protocol");
     case kLowerBound:
       return tr("Lower bound");
     case kBusiestLink:

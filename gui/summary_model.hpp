@@ -1,5 +1,6 @@
-// The summary table: one row per strategy or trace (makespan, lower bound, busiest link and
-// its utilization, bytes moved, peak memory). Qt::DisplayRole gives formatted text,
+// The summary table: one row per strategy, collective algorithm or trace (makespan, algbw and
+// busbw, the algorithm and protocol that ran, lower bound, busiest link and its utilization,
+// bytes moved, peak memory). Qt::DisplayRole gives formatted text,
 // Qt::UserRole the raw number in SI units (seconds, bytes, fraction).
 #pragma once
 
@@ -16,6 +17,9 @@ class SummaryModel : public QAbstractTableModel {
   enum Column {
     kName,
     kMakespan,
+    kAlgbw,
+    kBusbw,
+    kChosen,
     kLowerBound,
     kBusiestLink,
     kLinkUtilization,
@@ -28,6 +32,8 @@ class SummaryModel : public QAbstractTableModel {
 
   void set_rows(std::vector<SummaryRow> rows);
   const std::vector<SummaryRow>& rows() const { return rows_; }
+  /// False when no row has a value in `column` (the window hides such columns).
+  bool column_has_data(int column) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -45,10 +45,26 @@ bool is_sweep_csv(const QString& path) {
   return false;
 }
 
+namespace {
+
+// A collective row (an op column, as `collectives` sweeps write) re-runs with `opsim
+// collective`: its algorithm (without an algorithms axis the sweep ran auto), size and GPUs.
+void set_collective_of_row(Scenario& scenario, const CsvTable& table, std::size_t row) {
+  scenario.kind = ScenarioKind::kCollective;
+  scenario.collective.op = text(cell(table, row, "op"));
+  const QString algorithm = text(cell(table, row, "algorithm"));
+  scenario.collective.algorithms = {algorithm.isEmpty() ? QStringLiteral("auto") : algorithm};
+  scenario.collective.sizes = scenario.gradient_bytes;
+  scenario.collective.gpus = scenario.gpus;
+}
+
+}  // namespace
+
 std::optional<Scenario> scenario_of_row(const CsvTable& table, std::size_t row,
                                         std::string& why_not) {
   Scenario scenario;
-  for (const char* needed : {"topology", "strategy", "bytes"})
+  const bool collective = !cell(table, row, "op").empty();
+  for (const char* needed : {"topology", collective ? "op" : "strategy", "bytes"})
     if (cell(table, row, needed).empty()) {
       why_not = std::string("the row has no ") + needed + " to re-run it with";
       return std::nullopt;
@@ -69,6 +85,7 @@ std::optional<Scenario> scenario_of_row(const CsvTable& table, std::size_t row,
   for (std::size_t c = 0; c < table.columns.size(); ++c)
     if (table.columns[c].find('.') != std::string::npos && !table.rows[row].fields[c].empty())
       scenario.overrides << text(table.columns[c] + "=" + table.rows[row].fields[c]);
+  if (collective) set_collective_of_row(scenario, table, row);
   return scenario;
 }
 

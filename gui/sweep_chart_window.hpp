@@ -1,7 +1,8 @@
 // A sweep's results (`opsim sweep --out results.csv`) as a chart in a window of its own,
 // with pickers for x, the metric and the series column. Double-clicking a point opens that
 // point's trace: the file its row names (a trace_file column), or else a re-run of the point
-// (its topology, strategy, size, GPUs, comm_only and what-if columns) in the main window.
+// (its topology, strategy or collective op and algorithm, size, GPUs, comm_only and what-if
+// columns) in the main window.
 //
 //   auto* window = new SweepChartWindow("results.csv", main_window);  // throws InputError
 //   connect(window, &SweepChartWindow::rerun_requested, main_window, &MainWindow::simulate);
@@ -27,8 +28,9 @@ namespace opsim::gui {
 /// (makespan_s, busbw_GBps, ...). Reads only the first line.
 bool is_sweep_csv(const QString& path);
 
-/// The scenario that re-runs row `row` with `opsim compare`, or nullopt with `why_not` set
-/// when the row lacks a topology, strategy or bytes column value.
+/// The scenario that re-runs row `row` with `opsim compare`, or for a collective row (an op
+/// column) with `opsim collective`; nullopt with `why_not` set when the row lacks a topology,
+/// strategy (op) or bytes column value.
 std::optional<Scenario> scenario_of_row(const CsvTable& table, std::size_t row,
                                         std::string& why_not);
 

@@ -131,5 +131,42 @@ TEST(SweepChartWindowEndToEnd, MainWindowOpensTheChartAndReRunsAPoint) {
             0.060);
 }
 
+// A collective sweep's row re-runs with `opsim collective` and lands on the sweep's number:
+// the algorithm column where there is one, else auto (what the sweep ran).
+TEST(SweepChartWindowEndToEnd, ACollectiveRowReRunsAsTheSweepRanIt) {
+  const fs::path dir = opsim::test::scratch_dir("sweep_window_collective");
+  std::ofstream(dir / "c.yaml") << "topologies: [nvlink-ring:8]\n"
+                                   "collectives: [allreduce, all_to_all]\nbytes: [1MB, 2MB]\n";
+  const auto swept = opsim::test::run_program("opsim", "sweep c.yaml -o c.csv --restart", dir);
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  const CsvTable table = read_csv_table((dir / "c.csv").string());
+  ASSERT_EQ(table.rows.size(), 4u);
+  std::string why_not;
+  const std::optional<Scenario> first = scenario_of_row(table, 0, why_not);
+  ASSERT_TRUE(first.has_value()) << why_not;
+  EXPECT_EQ(first->kind, ScenarioKind::kCollective);
+  EXPECT_EQ(first->collective.op.toStdString(), table.rows[0].fields[*table.column("op")]);
+  EXPECT_EQ(first->collective.algorithms, QStringList{"auto"});
+  EXPECT_EQ(first->collective.sizes.toStdString(), table.rows[0].fields[*table.column("bytes")]);
+
+  const QString cli = QStringLiteral(OPSIM_BINARY_DIR "/bin/opsim");
+  MainWindow main(MainWindow::Options{false, cli});
+  EXPECT_TRUE(main.open_traces({QString::fromStdString((dir / "c.csv").string())}).isEmpty());
+  auto* window = main.findChild<SweepChartWindow*>();
+  ASSERT_NE(window, nullptr);
+  for (std::size_t row = 0; row < table.rows.size(); ++row) {
+    QSignalSpy done(&main, &MainWindow::simulation_done);
+    window->open_row(row);
+    ASSERT_TRUE(done.wait(120000)) << "no result within 120 s";
+    ASSERT_TRUE(done.takeFirst().at(0).toBool()) << main.status_text().toStdString();
+    settle();
+    ASSERT_EQ(main.trace_set().panes().size(), 1u);
+    const double swept_s = std::stod(table.rows[row].fields[*table.column("makespan_s")]);
+    EXPECT_DOUBLE_EQ(
+        main.summary_model().index(0, SummaryModel::kMakespan).data(Qt::UserRole).toDouble(),
+        swept_s);
+  }
+}
+
 }  // namespace
 }  // namespace opsim::gui
