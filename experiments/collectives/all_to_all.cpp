@@ -1,30 +1,81 @@
 // All-to-all: every GPU sends S/n to each other GPU directly (NCCL's grouped send/recv),
-// posted in rounds of peer offset k: each round is a permutation, so when a GPU's copy
-// engines take its sends one after another no GPU receives two at once. Each GPU sends and
-// receives (n-1)/n * S. Send/recv (nccl-tests' sendrecv_perf): GPU i sends S to GPU i+1.
+// posted in rounds of peer offset k: each round is a permutation, so when a GPU's channel
+// lane takes its sends one after another no GPU receives two at once. Each GPU sends and
+// receives (n-1)/n * S. (One round at a time follows the published 8 x H100 table's ramp:
+// several rounds at once put opsim 30 % above its busbw at 64 MiB, one 15 %.) Send/recv
+// (nccl-tests' sendrecv_perf): GPU i sends S to GPU i+1. A send to another server whose GPU sits on
+// another rail goes as NCCL's PXN sends it: over NVLink to the local GPU of the receiver's rail,
+// then out through that GPU's NIC (its forwards on a lane of their own), never through a CPU's PCIe
+// root.
+#include <map>
+
 #include "experiments/collectives/collective_common.hpp"
 
 namespace opsim::collectives {
 
+namespace {
+
+constexpr int kOwnLane = 0;    // a GPU's own sends, one round after another
+constexpr int kRelayLane = 1;  // forwards of PXN relays
+
+// For each GPU, its server's GPUs in order and its index among them (its rail).
+class Rails {
+ public:
+  Rails(const Machine& machine, std::span<const DeviceId> gpus)
+      : nodes_(gpus_by_node(machine, gpus)) {
+    for (std::size_t s = 0; s < nodes_.size(); ++s)
+      for (std::size_t i = 0; i < nodes_[s].size(); ++i) place_[nodes_[s][i]] = {s, i};
+  }
+  // The GPU beside `from` on the rail of `to`, if `to` is on another server and rail and the
+  // two GPUs share NVLink; else kNoDevice (the send goes straight).
+  DeviceId relay(const Machine& machine, DeviceId from, DeviceId to) const {
+    const auto [from_node, from_rail] = place_.at(from);
+    const auto [to_node, to_rail] = place_.at(to);
+    if (from_node == to_node || from_rail == to_rail) return kNoDevice;
+    if (to_rail >= nodes_[from_node].size()) return kNoDevice;
+    const DeviceId relay = nodes_[from_node][to_rail];
+    return link_class(machine, from, relay) == LinkClass::kNvlink ? relay : kNoDevice;
+  }
+
+ private:
+  std::vector<std::vector<DeviceId>> nodes_;
+  std::map<DeviceId, std::pair<std::size_t, std::size_t>> place_;
+};
+
+void send(StepBuilder& builder, const Rails& rails, DeviceId from, DeviceId to, double bytes,
+          std::string_view name, bool first) {
+  const DeviceId relay = rails.relay(builder.machine(), from, to);
+  if (relay == kNoDevice) {
+    builder.copy(from, to, bytes, name, kOwnLane, first);
+    return;
+  }
+  const OpId to_relay = builder.copy(from, relay, bytes, name, kOwnLane, first);
+  builder.after(to_relay, builder.copy(relay, to, bytes, name, kRelayLane, false));
+}
+
+}  // namespace
+
 void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes) {
   const std::size_t n = gpus.size();
   const double piece = bytes / static_cast<double>(n);
+  const Rails rails(builder.machine(), gpus);
   sync::NameBuffer name;
   for (std::size_t k = 1; k < n; ++k)
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t j = (i + k) % n;
       name.clear().text("a2a ").number(i).text("→").number(j);
-      builder.copy(gpus[i], gpus[j], piece, name.view(), -1, k == 1);
+      send(builder, rails, gpus[i], gpus[j], piece, name.view(), k == 1);
     }
 }
 
 void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes) {
   const std::size_t n = gpus.size();
+  const Rails rails(builder.machine(), gpus);
   sync::NameBuffer name;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t j = (i + 1) % n;
     name.clear().text("send ").number(i).text("→").number(j);
-    builder.copy(gpus[i], gpus[j], bytes, name.view(), -1, true);
+    send(builder, rails, gpus[i], gpus[j], bytes, name.view(), true);
   }
 }
 

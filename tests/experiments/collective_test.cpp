@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/input_error.hpp"
 #include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
@@ -319,6 +321,36 @@ TEST(Collectives, SendRecvMovesSOverOneHop) {
   // Each GPU sends S to the next at once: S/B through the book's switch.
   const Machine m = resolve_topology("pcie-switch-4gpu");
   expect_time(simulate_s(m, "sendrecv", 160e6), 160e6 / kPcie);
+}
+
+TEST(Collectives, AcrossServersSendsTakeTheReceiversRailAsNcclsPxn) {
+  // ib-cluster:2x8@400: a send to the other server's GPU of another rail goes over NVLink to
+  // the local GPU of that rail, then through its NIC: no copy crosses servers between rails
+  // (where opsim's shortest route would climb a CPU's PCIe root, 3x slower), and the
+  // all-to-all runs near the NICs' rate: each NIC carries the S/2 its rail receives from the 8
+  // other-server GPUs (the rounds leave a relay idle until its first piece: within 30 %).
+  const Machine m = resolve_topology("ib-cluster:2x8@400");
+  const std::vector<DeviceId> gpus = m.gpus();
+  auto rail = [&](DeviceId gpu) {
+    return static_cast<std::size_t>(std::find(gpus.begin(), gpus.end(), gpu) - gpus.begin()) % 8;
+  };
+  for (const char* op : {"all_to_all", "sendrecv"}) {
+    SCOPED_TRACE(op);
+    CollectiveOptions options;
+    options.bytes = 1 << 30;
+    options.protocol = "wire";
+    const CollectivePlan plan = make_collective(op, m, options);
+    for (OpId id = 0; id < plan.graph.size(); ++id) {
+      const Op& copy = plan.graph.op(id);
+      if (m.device(copy.device).node != m.device(copy.peer).node) {
+        EXPECT_EQ(rail(copy.device), rail(copy.peer)) << plan.graph.name(id);
+      }
+    }
+  }
+  const double s = 1 << 30;
+  const double t = simulate_s(m, "all_to_all", s);
+  EXPECT_GE(t, s / 2 / 50e9);
+  EXPECT_LE(t, 1.3 * s / 2 / 50e9);
 }
 
 TEST(Collectives, ProtocolValuesComeFromTheTopologyFile) {
