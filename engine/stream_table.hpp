@@ -16,9 +16,9 @@ using StreamIndex = std::uint32_t;
 
 enum class StreamKind : std::uint8_t { kCompute, kCopy, kHost, kIo, kChannel };
 
-/// Channel lanes per GPU: NCCL's most channels (MAXCHANNELS, 32); a kernel copy's `stream`
+/// Channel lanes per GPU: NCCL's most channels (MAXCHANNELS, 64); a kernel copy's `stream`
 /// is taken modulo this.
-constexpr int kGpuChannelLanes = 32;
+constexpr int kGpuChannelLanes = 64;
 
 std::string_view to_string(StreamKind kind);
 

@@ -133,10 +133,11 @@ double tree_depth(const Request& r) {
 std::size_t tree_pieces(const Request& r, std::size_t chunks) {
   if (chunks > 0) return chunks;
   const double n = static_cast<double>(r.gpus.size());
-  return pipeline_pieces(r.bytes / 2, 2 * tree_depth(r),
+  const double trees = static_cast<double>(collectives::tree_count(r.machine, r.gpus));
+  return pipeline_pieces(r.bytes / trees, 2 * tree_depth(r),
                          r.machine.route_bytes_per_s(r.gpus[0], r.gpus[1]),
                          r.machine.route_latency_s(r.gpus[0], r.gpus[1]),
-                         std::max(1.0, std::floor(kMostTreeCopies / (4.0 * n))));
+                         std::max(1.0, std::floor(kMostTreeCopies / (2.0 * trees * n))));
 }
 
 // NCCL's latency model (ncclTopoTuneModel): launch latency plus the steps on the critical

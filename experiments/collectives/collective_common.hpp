@@ -90,6 +90,8 @@ std::vector<DeviceId> add_ring(StepBuilder& builder, std::string_view op,
 std::vector<DeviceId> add_pipeline(StepBuilder& builder, std::string_view op,
                                    std::span<const DeviceId> chain, double bytes,
                                    std::size_t chunks);
+/// The trees add_tree builds: a pair, or a pair per rail across servers of g GPUs each.
+std::size_t tree_count(const Machine& machine, std::span<const DeviceId> gpus);
 void add_tree(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
               double bytes, std::size_t chunks);
 void add_nvls(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);

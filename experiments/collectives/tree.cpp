@@ -5,7 +5,9 @@
 // sends piece c up once its children's piece c arrived (the reduction fused in the copy),
 // the root then sends it down and every GPU forwards it to its children. Each tree's chain
 // starts at a different GPU of the server (so at a different NIC). On one server both trees
-// are chains of all its GPUs, the second starting half way along.
+// are chains of all its GPUs, the second starting half way along. Across servers of g GPUs
+// there is one such pair per rail, as NCCL builds a tree per channel on its channel's NIC:
+// pair r's chains start at local GPUs r and r + g/2, so every NIC carries two trees.
 #include <algorithm>
 
 #include "experiments/collectives/collective_common.hpp"
@@ -22,7 +24,9 @@ struct Tree {
 
 constexpr std::size_t kRoot = static_cast<std::size_t>(-1);
 
-Tree build_tree(const std::vector<std::vector<std::size_t>>& nodes, int which) {
+// `first`: the local index each server's chain starts at (its head, whose NIC joins the
+// servers' tree).
+Tree build_tree(const std::vector<std::vector<std::size_t>>& nodes, int which, std::size_t first) {
   std::size_t n = 0;
   for (const auto& node : nodes) n += node.size();
   Tree tree{std::vector<std::size_t>(n, kRoot), std::vector<std::vector<std::size_t>>(n), {}};
@@ -33,7 +37,8 @@ Tree build_tree(const std::vector<std::vector<std::size_t>>& nodes, int which) {
   std::vector<std::size_t> head(servers);
   for (std::size_t s = 0; s < servers; ++s) {
     std::vector<std::size_t> chain = nodes[s];
-    std::rotate(chain.begin(), chain.begin() + (which == 0 ? 0 : chain.size() / 2), chain.end());
+    std::rotate(chain.begin(), chain.begin() + static_cast<std::ptrdiff_t>(first % chain.size()),
+                chain.end());
     head[s] = chain.front();
     for (std::size_t j = 1; j < chain.size(); ++j) {
       tree.parent[chain[j]] = chain[j - 1];
@@ -54,13 +59,14 @@ Tree build_tree(const std::vector<std::vector<std::size_t>>& nodes, int which) {
   return tree;
 }
 
-void add_one_tree(StepBuilder& builder, std::span<const DeviceId> gpus, const Tree& tree, int which,
-                  double bytes, std::size_t chunks) {
+void add_one_tree(StepBuilder& builder, std::span<const DeviceId> gpus, const Tree& tree,
+                  std::size_t index, double bytes, std::size_t chunks) {
+  const int which = static_cast<int>(index % 2);
   const std::size_t n = gpus.size();
   const double piece = bytes / static_cast<double>(chunks);
-  // Three copy streams per tree: up, down to the first child, down to the others (a chain
-  // head's children across servers share one), so both trees fit six copy engines.
-  const int up_stream = 3 * which;
+  // Three channel lanes per tree: up, down to the first child, down to the others (a chain
+  // head's children across servers share one).
+  const int up_stream = 3 * static_cast<int>(index);
   std::vector<OpId> up(n, 0), down(n, 0), last_up(n, 0);
   std::vector<std::vector<OpId>> last_down(n);
   sync::NameBuffer name;
@@ -109,29 +115,53 @@ std::vector<std::vector<std::size_t>> node_indices(const Machine& machine,
   return nodes;
 }
 
+// Pairs of trees: one per rail across servers of as many GPUs each, else one.
+std::size_t pairs_of(const std::vector<std::vector<std::size_t>>& nodes) {
+  const std::size_t g = nodes.front().size();
+  if (nodes.size() < 2 || g < 2) return 1;
+  for (const auto& node : nodes)
+    if (node.size() != g) return 1;
+  return g;
+}
+
+// Every tree: pair r's two start their chains at local GPUs r and r + g/2.
+std::vector<Tree> build_trees(const std::vector<std::vector<std::size_t>>& nodes) {
+  const std::size_t g = nodes.front().size();
+  std::vector<Tree> trees;
+  for (std::size_t r = 0; r < pairs_of(nodes); ++r)
+    for (int which = 0; which < 2; ++which)
+      trees.push_back(build_tree(nodes, which, r + (which == 0 ? 0 : g / 2)));
+  return trees;
+}
+
 }  // namespace
+
+std::size_t tree_count(const Machine& machine, std::span<const DeviceId> gpus) {
+  return 2 * pairs_of(node_indices(machine, gpus));
+}
 
 void add_tree(StepBuilder& builder, std::string_view /*op*/, std::span<const DeviceId> gpus,
               double bytes, std::size_t chunks) {
-  const auto nodes = node_indices(builder.machine(), gpus);
-  for (int which = 0; which < 2; ++which)
-    add_one_tree(builder, gpus, build_tree(nodes, which), which, bytes / 2, chunks);
+  const std::vector<Tree> trees = build_trees(node_indices(builder.machine(), gpus));
+  const double share = bytes / static_cast<double>(trees.size());
+  for (std::size_t t = 0; t < trees.size(); ++t)
+    add_one_tree(builder, gpus, trees[t], t, share, chunks);
 }
 
 double tree_transfer_s(const Machine& machine, std::span<const DeviceId> gpus, double bytes,
                        Protocol protocol) {
-  const auto nodes = node_indices(machine, gpus);
+  const std::vector<Tree> trees = build_trees(node_indices(machine, gpus));
+  const double share = bytes / static_cast<double>(trees.size());
   sync::LinkLoad load(machine);
-  for (int which = 0; which < 2; ++which) {
-    const Tree tree = build_tree(nodes, which);
+  for (const Tree& tree : trees) {
     for (std::size_t v = 0; v < gpus.size(); ++v) {
       if (tree.parent[v] == kRoot) continue;
       const DeviceId child = gpus[v];
       const DeviceId parent = gpus[tree.parent[v]];
       const double eff =
           efficiency(machine.collectives(), protocol, link_class(machine, child, parent));
-      load.add(child, parent, bytes / 2 / eff);  // up
-      load.add(parent, child, bytes / 2 / eff);  // down
+      load.add(child, parent, share / eff);  // up
+      load.add(parent, child, share / eff);  // down
     }
   }
   return load.seconds();
