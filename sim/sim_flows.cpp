@@ -396,7 +396,11 @@ void SimBackend::Impl::launch_copy(std::uint32_t slot, const OpLaunch& launch) {
   // A host memcpy first pays a DRAM first access, as a memory-bound pass does.
   const bool host_memcpy = op.device == op.peer && src.kind == DeviceKind::kCpu;
   const double cold_s = host_memcpy ? src.cpu.dram.first_access_s : 0.0;
-  start_op_flow(slot, routes[route].latency_s + launch_s + cold_s + op.seconds);
+  // A kernel copy's step delay (a collective protocol's per-step cost: flags, a proxy's turn)
+  // runs while the step waits behind the channel's previous one, as NCCL overlaps its steps
+  // through the buffer slots it keeps per connection; a DMA copy's delay is its own.
+  const double step_s = op.kernel_copy ? launch_left_s(op.seconds, waited_s(launch)) : op.seconds;
+  start_op_flow(slot, routes[route].latency_s + launch_s + cold_s + step_s);
 }
 
 // A disk read or write: counted on its disk first (transfers there may change route), then
