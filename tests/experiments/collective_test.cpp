@@ -323,6 +323,18 @@ TEST(Collectives, SendRecvMovesSOverOneHop) {
   expect_time(simulate_s(m, "sendrecv", 160e6), 160e6 / kPcie);
 }
 
+TEST(Collectives, TreesAcrossServersUseEveryRail) {
+  // A pair of trees per rail, each server's chain starting at the rail's GPU: on 4 x 8 H100
+  // the tree of 1 GiB keeps pace with the rail rings (with one pair it used 2 of 8 NICs and
+  // took over 5 times as long).
+  const Machine m = resolve_topology("ib-cluster:4x8@400");
+  const double s = 1 << 30;
+  const double tree = simulate_s(m, "allreduce", s, 0, "tree");
+  const double ring = simulate_s(m, "allreduce", s, 0, "ring");
+  EXPECT_LT(tree, 1.2 * ring);
+  EXPECT_GT(tree, s / 8 / 50e9);  // every NIC carries at least its rail's S/8 each way
+}
+
 TEST(Collectives, AcrossServersSendsTakeTheReceiversRailAsNcclsPxn) {
   // ib-cluster:2x8@400: a send to the other server's GPU of another rail goes over NVLink to
   // the local GPU of that rail, then through its NIC: no copy crosses servers between rails
