@@ -77,7 +77,7 @@ std::vector<Row> run_rows(const CollectiveCommandOptions& options, const Machine
       collective.protocol = options.protocol;
       collective.gpus_per_thread = options.gpus_per_thread;
       // Every request's mistakes before any simulation starts; and what auto chooses.
-      const CollectivePlan plan = make_collective(options.op, machine, collective);
+      const CollectivePlan plan = choose_collective(options.op, machine, collective);
       const std::string trace =
           options.trace_dir.empty() ? "" : trace_path(options, algorithm, bytes);
       jobs.push_back([&machine, &options, collective, trace] {

@@ -318,8 +318,17 @@ std::size_t pipeline_chunks(double bytes) {
   return static_cast<std::size_t>(std::clamp(std::ceil(bytes / kPieceBytes), 1.0, kMostPieces));
 }
 
-CollectivePlan make_collective(std::string_view op, const Machine& machine,
-                               const CollectiveOptions& options) {
+namespace {
+
+// A request with every check done, and the algorithm and protocol asked for ("auto" if not).
+struct CheckedRequest {
+  Request request;
+  std::string algorithm;
+  std::string protocol;
+};
+
+CheckedRequest check_request(std::string_view op, const Machine& machine,
+                             const CollectiveOptions& options) {
   (void)collective_algorithms(op);  // an unknown op first
   const std::string algorithm = options.algorithm.empty() ? "auto" : options.algorithm;
   if (std::find(std::begin(kAlgorithms), std::end(kAlgorithms), algorithm) == std::end(kAlgorithms))
@@ -343,10 +352,37 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
         std::find(listed.begin(), listed.end(), "Simple") == listed.end())
       fail(op, "nvls runs with the Simple protocol only (as NCCL's), not " + protocol);
   }
+  return {std::move(request), algorithm, protocol};
+}
 
+// The tuner's choice for a checked request; a missing route is the request's error.
+Choice choose_checked(const CheckedRequest& checked) {
+  try {
+    return choose(checked.request, checked.algorithm, checked.protocol);
+  } catch (const std::invalid_argument& e) {
+    fail(checked.request.op, e.what());
+  }
+}
+
+}  // namespace
+
+CollectivePlan choose_collective(std::string_view op, const Machine& machine,
+                                 const CollectiveOptions& options) {
+  const Choice choice = choose_checked(check_request(op, machine, options));
+  CollectivePlan plan;
+  plan.algorithm = choice.algorithm;
+  plan.protocol = std::string(collectives::protocol_name(choice.protocol));
+  plan.estimate_s = choice.estimate_s;
+  return plan;
+}
+
+CollectivePlan make_collective(std::string_view op, const Machine& machine,
+                               const CollectiveOptions& options) {
+  const CheckedRequest checked = check_request(op, machine, options);
+  const Request& request = checked.request;
+  const Choice choice = choose_checked(checked);
   CollectivePlan plan;
   try {
-    const Choice choice = choose(request, algorithm, protocol);
     plan.algorithm = choice.algorithm;
     plan.protocol = std::string(collectives::protocol_name(choice.protocol));
     plan.estimate_s = choice.estimate_s;

@@ -86,4 +86,10 @@ std::size_t pipeline_chunks(double bytes);
 CollectivePlan make_collective(std::string_view op, const Machine& machine,
                                const CollectiveOptions& options);
 
+/// make_collective's checks and the tuner's choice (algorithm, protocol, estimate_s) without
+/// building the graph: what a parent process asks before a child simulates the collective.
+/// Throws as make_collective does.
+CollectivePlan choose_collective(std::string_view op, const Machine& machine,
+                                 const CollectiveOptions& options);
+
 }  // namespace opsim

@@ -283,6 +283,25 @@ TEST(Collectives, AutoChoosesLikeNcclsTuner) {
   EXPECT_EQ(plan_of(h100, 8, "auto", "Simple").protocol, "Simple");
 }
 
+TEST(Collectives, ChoosingIsMakingWithoutTheGraph) {
+  const Machine h100 = resolve_topology("dgx-h100");
+  for (double bytes : {8.0, 2097152.0, 1073741824.0}) {
+    SCOPED_TRACE(bytes);
+    CollectiveOptions options;
+    options.bytes = bytes;
+    const CollectivePlan chosen = choose_collective("allreduce", h100, options);
+    const CollectivePlan made = make_collective("allreduce", h100, options);
+    EXPECT_EQ(chosen.algorithm, made.algorithm);
+    EXPECT_EQ(chosen.protocol, made.protocol);
+    EXPECT_DOUBLE_EQ(chosen.estimate_s, made.estimate_s);
+    EXPECT_EQ(chosen.graph.size(), 0u);
+    EXPECT_GT(made.graph.size(), 0u);
+  }
+  CollectiveOptions nvls;
+  nvls.algorithm = "nvls";
+  EXPECT_THROW(choose_collective("allreduce", resolve_topology("dgx-a100"), nvls), InputError);
+}
+
 TEST(Collectives, AProtocolListIsWhatTheTunerChoosesFrom) {
   // NCCL_PROTO=LL,Simple (or an NCCL before 2.5): at 2 MiB on dgx1-v100 the tuner's LL128
   // is out of reach, so it takes the better of LL and Simple by its own estimate.
