@@ -24,6 +24,8 @@ QStringList algorithms_for(const QString& op) {
   }
   if (op == QLatin1String("all_to_all") || op == QLatin1String("sendrecv"))
     return {QStringLiteral("direct"), QStringLiteral("auto")};
+  if (op == QLatin1String("reduce_scatter") || op == QLatin1String("all_gather"))
+    return {QStringLiteral("ring"), QStringLiteral("nvls"), QStringLiteral("auto")};
   return {QStringLiteral("ring"), QStringLiteral("auto")};
 }
 

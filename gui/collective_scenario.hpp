@@ -14,8 +14,9 @@ QStringList collective_ops();
 /// Every algorithm name the CLI knows (ring, tree, nvls, hierarchical, direct, auto).
 QStringList collective_algorithms();
 /// The algorithms that apply to `op`, as the CLI's rule says: ring, tree, nvls and
-/// hierarchical for allreduce; ring for the other ops but all_to_all and sendrecv, which have
-/// direct; auto for every op. Empty for an unknown op.
+/// hierarchical for allreduce; ring and nvls for reduce_scatter and all_gather; ring for
+/// broadcast and reduce; direct for all_to_all and sendrecv; auto for every op. Empty for an
+/// unknown op.
 QStringList algorithms_for(const QString& op);
 /// LL, LL128, Simple, wire (the links alone) and auto (NCCL's tuner by size).
 QStringList collective_protocols();

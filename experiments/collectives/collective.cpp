@@ -175,7 +175,9 @@ double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
     const double eff = p == Protocol::kWire
                            ? 1.0
                            : collectives::efficiency(m, p, LinkClass::kNvlink) * m.nvls_efficiency;
-    return r.bytes * (n + 1) / n / (machine.route_bytes_per_s(r.gpus[0], r.gpus[1]) * eff);
+    // A port carries S(n+1)/n for allreduce, (n-1)/n S for reduce-scatter and all-gather.
+    const double port_bytes = r.op == "allreduce" ? r.bytes * (n + 1) / n : r.bytes * (n - 1) / n;
+    return port_bytes / (machine.route_bytes_per_s(r.gpus[0], r.gpus[1]) * eff);
   }
   if (algorithm == "hierarchical") {
     const double g = static_cast<double>(r.servers.front().size());
@@ -281,6 +283,7 @@ std::vector<std::string_view> collective_algorithms(std::string_view op) {
     fail(op, "unknown collective (choose " + joined(kCollectives) + ")");
   if (op == "all_to_all" || op == "sendrecv") return {"direct"};
   if (op == "allreduce") return {"ring", "tree", "nvls", "hierarchical"};
+  if (op == "reduce_scatter" || op == "all_gather") return {"ring", "nvls"};
   return {"ring"};
 }
 
@@ -396,7 +399,7 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
     if (choice.algorithm == "tree") {
       collectives::add_tree(builder, op, gpus, options.bytes, tree_pieces(request, options.chunks));
     } else if (choice.algorithm == "nvls") {
-      collectives::add_nvls(builder, gpus, options.bytes);
+      collectives::add_nvls(builder, op, gpus, options.bytes);
     } else if (choice.algorithm == "hierarchical") {
       // NCCL_STEPS (8) pieces in flight, fewer where the graph would pass about 4 million copies.
       const double servers = static_cast<double>(request.servers.size());

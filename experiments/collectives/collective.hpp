@@ -63,8 +63,8 @@ std::vector<std::string_view> collective_names();
 /// Every algorithm that exists: ring, tree, nvls, hierarchical, direct, auto.
 std::vector<std::string_view> collective_algorithms();
 /// Those that exist for `op` (whether the machine allows them is make_collective's check):
-/// allreduce ring, tree, nvls, hierarchical; reduce_scatter, all_gather, broadcast, reduce
-/// ring; all_to_all and sendrecv direct. Throws InputError on an unknown op.
+/// allreduce ring, tree, nvls, hierarchical; reduce_scatter and all_gather ring, nvls;
+/// broadcast, reduce ring; all_to_all and sendrecv direct. Throws InputError on an unknown op.
 std::vector<std::string_view> collective_algorithms(std::string_view op);
 /// LL, LL128, Simple, wire, auto.
 std::vector<std::string_view> collective_protocols();

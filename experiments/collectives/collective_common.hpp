@@ -94,7 +94,8 @@ std::vector<DeviceId> add_pipeline(StepBuilder& builder, std::string_view op,
 std::size_t tree_count(const Machine& machine, std::span<const DeviceId> gpus);
 void add_tree(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
               double bytes, std::size_t chunks);
-void add_nvls(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);
+void add_nvls(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
+              double bytes);
 void add_hierarchical(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes,
                       std::size_t pieces);
 void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);

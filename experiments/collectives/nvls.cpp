@@ -6,17 +6,22 @@
 // GPU-to-GPU copies of S(n+1)/(n(n-1)) each, which load every port exactly so; the switch's
 // reduction runs at nvls_efficiency of the NVLink rate (NCCL's nvlsEfficiency). The copies
 // go in rounds of peer offset k on one stream per GPU: each round is a permutation, so every
-// port carries one copy each way at a time.
+// port carries one copy each way at a time. Reduce-scatter and all-gather (NCCL 2.19 on):
+// GPU i reads shard i reduced from every GPU, or writes its shard once for the switch to
+// multicast to all; a port carries (n-1)/n S one way, as a ring's, so the graph is S/n from
+// every GPU to every other.
 #include "experiments/collectives/collective_common.hpp"
 
 namespace opsim::collectives {
 
-void add_nvls(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes) {
+void add_nvls(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
+              double bytes) {
   const std::size_t n = gpus.size();
   const double nvls_efficiency =
       builder.protocol() == Protocol::kWire ? 1.0 : builder.machine().collectives().nvls_efficiency;
-  const double piece =
-      bytes * static_cast<double>(n + 1) / static_cast<double>(n * (n - 1)) / nvls_efficiency;
+  const double port_bytes = op == "allreduce" ? bytes * static_cast<double>(n + 1) / n
+                                              : bytes * static_cast<double>(n - 1) / n;
+  const double piece = port_bytes / static_cast<double>(n - 1) / nvls_efficiency;
   sync::NameBuffer name;
   for (std::size_t k = 1; k < n; ++k)
     for (std::size_t i = 0; i < n; ++i) {

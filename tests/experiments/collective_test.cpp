@@ -225,6 +225,17 @@ TEST(Collectives, NvlsRunsOnDgxH100AndIsRefusedOnDgxA100) {
         << e.what();
   }
   EXPECT_THROW((void)plan_of(h100, s, "nvls", "LL"), InputError);  // Simple only
+  // Reduce-scatter and all-gather by NVLS: a port carries (n-1)/n S one way, as a ring's,
+  // after one launch instead of the ring's n-1 steps.
+  for (const char* op : {"reduce_scatter", "all_gather"}) {
+    SCOPED_TRACE(op);
+    EXPECT_NEAR(simulate_s(h100, op, s, 0, "nvls", "Simple"),
+                25e-6 + 7 * 1.4e-6 + s * 7 / 8 / (450e9 * 0.824 * 0.85), 2e-9);  // ns clock
+    CollectiveOptions options;
+    options.bytes = s;
+    options.algorithm = "nvls";
+    EXPECT_THROW((void)make_collective(op, a100, options), InputError);
+  }
 }
 
 TEST(Collectives, HierarchicalPipelinesItsPhasesAndBeatsTheRing) {

@@ -78,10 +78,12 @@ TEST(CollectiveScenario, GpusProtocolAndWhatIfEditsAreAppended) {
   EXPECT_EQ(run_arguments(s, QStringLiteral("d")).first(), "compare");
 }
 
-TEST(CollectiveScenario, OnlyAllreduceHasTreeNvlsAndHierarchical) {
+TEST(CollectiveScenario, OnlyAllreduceHasTreeAndHierarchical) {
   EXPECT_EQ(algorithms_for("allreduce"),
             QStringList({"ring", "tree", "nvls", "hierarchical", "auto"}));
-  for (const char* op : {"reduce_scatter", "all_gather", "broadcast", "reduce"})
+  for (const char* op : {"reduce_scatter", "all_gather"})
+    EXPECT_EQ(algorithms_for(op), QStringList({"ring", "nvls", "auto"})) << op;
+  for (const char* op : {"broadcast", "reduce"})
     EXPECT_EQ(algorithms_for(op), QStringList({"ring", "auto"})) << op;
   for (const char* op : {"all_to_all", "sendrecv"})
     EXPECT_EQ(algorithms_for(op), QStringList({"direct", "auto"})) << op;
