@@ -31,28 +31,8 @@ void StepErrorModel::set_replays(const std::vector<std::shared_ptr<const ReplayS
   endResetModel();
 }
 
-int StepErrorModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int StepErrorModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant StepErrorModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-    return {};
-  const Row& r = rows_[static_cast<std::size_t>(index.row())];
-  if (role == Qt::TextAlignmentRole)
-    return index.column() == kTrace || index.column() == kStep
-               ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-               : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::DisplayRole || role == Qt::ToolTipRole) return display(r, index.column());
-  if (role == Qt::UserRole) return value(r, index.column());
-  return {};
-}
-
-QVariant StepErrorModel::display(const Row& r, int column) const {
+QVariant StepErrorModel::text(int row, int column) const {
+  const Row& r = rows_[static_cast<std::size_t>(row)];
   switch (column) {
     case kRecorded:
       return format_ms(r.step.recorded_s);
@@ -61,11 +41,12 @@ QVariant StepErrorModel::display(const Row& r, int column) const {
     case kError:
       return format_percent(r.step.error);
     default:
-      return value(r, column);
+      return value(row, column);
   }
 }
 
-QVariant StepErrorModel::value(const Row& r, int column) const {
+QVariant StepErrorModel::value(int row, int column) const {
+  const Row& r = rows_[static_cast<std::size_t>(row)];
   switch (column) {
     case kTrace:
       return r.trace;

@@ -3,27 +3,24 @@
 // text, Qt::UserRole the raw number (seconds, or the error as a fraction).
 #pragma once
 
-#include <QAbstractTableModel>
 #include <memory>
 #include <vector>
 
 #include "gui/replay_steps.hpp"
+#include "gui/value_table_model.hpp"
 
 namespace opsim::gui {
 
-class StepErrorModel : public QAbstractTableModel {
+class StepErrorModel : public ValueTableModel {
   Q_OBJECT
  public:
   enum Column { kTrace, kRank, kStep, kRecorded, kReplayed, kError, kColumnCount };
 
-  explicit StepErrorModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  explicit StepErrorModel(QObject* parent = nullptr) : ValueTableModel(kColumnCount, parent) {}
 
   /// Null entries are skipped.
   void set_replays(const std::vector<std::shared_ptr<const ReplaySteps>>& replays);
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
 
@@ -32,8 +29,10 @@ class StepErrorModel : public QAbstractTableModel {
     QString trace;
     StepError step;
   };
-  QVariant display(const Row& r, int column) const;
-  QVariant value(const Row& r, int column) const;
+  int row_count() const override { return static_cast<int>(rows_.size()); }
+  QVariant value(int row, int column) const override;
+  QVariant text(int row, int column) const override;
+  bool left_aligned(int column) const override { return column == kTrace || column == kStep; }
 
   std::vector<Row> rows_;
 };

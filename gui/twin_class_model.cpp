@@ -15,30 +15,14 @@ void TwinClassModel::set_overlays(std::vector<Overlay> overlays) {
   endResetModel();
 }
 
-int TwinClassModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int TwinClassModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant TwinClassModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-    return {};
-  const Row& r = rows_[static_cast<std::size_t>(index.row())];
-  const int column = index.column();
-  if (role == Qt::TextAlignmentRole)
-    return column <= kClass ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                            : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::UserRole) return value(r, column);
-  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+QVariant TwinClassModel::text(int row, int column) const {
+  const Row& r = rows_[static_cast<std::size_t>(row)];
   switch (column) {
     case kRealBusy:
     case kSimBusy:
-      return format_ms(value(r, column).toDouble());
+      return format_ms(value(row, column).toDouble());
     case kDifference: {
-      const double s = value(r, column).toDouble();
+      const double s = value(row, column).toDouble();
       return (s >= 0 ? QStringLiteral("+") : QString()) + format_ms(s);
     }
     case kRelative: {
@@ -46,11 +30,12 @@ QVariant TwinClassModel::data(const QModelIndex& index, int role) const {
       return std::isnan(fraction) ? QStringLiteral("—") : format_percent(fraction);
     }
     default:
-      return value(r, column);
+      return value(row, column);
   }
 }
 
-QVariant TwinClassModel::value(const Row& r, int column) const {
+QVariant TwinClassModel::value(int row, int column) const {
+  const Row& r = rows_[static_cast<std::size_t>(row)];
   switch (column) {
     case kTrace:
       return r.trace;

@@ -5,14 +5,14 @@
 // number (seconds, counts, the difference as a fraction).
 #pragma once
 
-#include <QAbstractTableModel>
 #include <vector>
 
 #include "gui/op_twins.hpp"
+#include "gui/value_table_model.hpp"
 
 namespace opsim::gui {
 
-class TwinClassModel : public QAbstractTableModel {
+class TwinClassModel : public ValueTableModel {
   Q_OBJECT
  public:
   enum Column {
@@ -27,7 +27,7 @@ class TwinClassModel : public QAbstractTableModel {
     kColumnCount
   };
 
-  explicit TwinClassModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  explicit TwinClassModel(QObject* parent = nullptr) : ValueTableModel(kColumnCount, parent) {}
 
   struct Overlay {
     QString title;
@@ -35,9 +35,6 @@ class TwinClassModel : public QAbstractTableModel {
   };
   void set_overlays(std::vector<Overlay> overlays);
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
 
@@ -46,7 +43,10 @@ class TwinClassModel : public QAbstractTableModel {
     QString trace;
     ClassDifference c;
   };
-  QVariant value(const Row& r, int column) const;
+  int row_count() const override { return static_cast<int>(rows_.size()); }
+  QVariant value(int row, int column) const override;
+  QVariant text(int row, int column) const override;
+  bool left_aligned(int column) const override { return column <= kClass; }
 
   std::vector<Row> rows_;
 };

@@ -35,25 +35,8 @@ void TwinOpModel::set_overlays(std::vector<Overlay> overlays) {
   endResetModel();
 }
 
-int TwinOpModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int TwinOpModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant TwinOpModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-    return {};
-  const Row& r = rows_[static_cast<std::size_t>(index.row())];
-  const int column = index.column();
-  if (role == Qt::TextAlignmentRole)
-    return column <= kClass ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                            : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::UserRole) return value(r, column);
-  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
-  const TwinTiming& t = r.timing;
+QVariant TwinOpModel::text(int row, int column) const {
+  const TwinTiming& t = rows_[static_cast<std::size_t>(row)].timing;
   switch (column) {
     case kRealStart:
       return QString::fromStdString(format_duration_ns(static_cast<double>(t.recorded_start_ns)));
@@ -70,11 +53,12 @@ QVariant TwinOpModel::data(const QModelIndex& index, int role) const {
     case kDurationChange:
       return signed_duration(t.duration_change_ns());
     default:
-      return value(r, column);
+      return value(row, column);
   }
 }
 
-QVariant TwinOpModel::value(const Row& r, int column) const {
+QVariant TwinOpModel::value(int row, int column) const {
+  const Row& r = rows_[static_cast<std::size_t>(row)];
   const TwinTiming& t = r.timing;
   const Trace& trace = *overlays_[r.overlay].trace;
   const auto seconds = [](TimeNs ns) { return static_cast<double>(ns) / 1e9; };

@@ -4,16 +4,16 @@
 // the raw number (seconds) so that a sort proxy orders rows by value.
 #pragma once
 
-#include <QAbstractTableModel>
 #include <memory>
 #include <vector>
 
 #include "engine/trace.hpp"
 #include "gui/op_twins.hpp"
+#include "gui/value_table_model.hpp"
 
 namespace opsim::gui {
 
-class TwinOpModel : public QAbstractTableModel {
+class TwinOpModel : public ValueTableModel {
   Q_OBJECT
  public:
   enum Column {
@@ -29,7 +29,7 @@ class TwinOpModel : public QAbstractTableModel {
     kColumnCount
   };
 
-  explicit TwinOpModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  explicit TwinOpModel(QObject* parent = nullptr) : ValueTableModel(kColumnCount, parent) {}
 
   struct Overlay {
     QString title;
@@ -38,9 +38,6 @@ class TwinOpModel : public QAbstractTableModel {
   };
   void set_overlays(std::vector<Overlay> overlays);
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
 
@@ -49,7 +46,10 @@ class TwinOpModel : public QAbstractTableModel {
     std::size_t overlay = 0;
     TwinTiming timing;
   };
-  QVariant value(const Row& r, int column) const;
+  int row_count() const override { return static_cast<int>(rows_.size()); }
+  QVariant value(int row, int column) const override;
+  QVariant text(int row, int column) const override;
+  bool left_aligned(int column) const override { return column <= kClass; }
 
   std::vector<Overlay> overlays_;
   std::vector<Row> rows_;
