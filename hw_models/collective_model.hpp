@@ -50,6 +50,14 @@ struct CollectiveModel {
   /// latency of its step across nodes.
   double nvls_nvlink_s = 25e-6;
   double nvls_network_s = 18e-6;
+  /// NVLS works in chunks: NCCL_NVLS_CHUNKSIZE (128 KiB), which NCCL halves for collectives
+  /// below 64, 8 and 2 times channels x GPUs x chunk (src/enqueue.cc, since 2.18).
+  double nvls_chunk_bytes = 131072;
+  /// NVLS channels (thread blocks) per GPU: NVLS_NCHANNELS_SM90 (src/transport/nvls.cc).
+  int nvls_channels = 16;
+  /// The fixed cost of one chunk on one channel, paid in turn with its transfer. Measured
+  /// from the H100 NVLS table: its time per byte drops where NCCL's chunk doubles.
+  double nvls_chunk_s = 3.5e-6;
 };
 
 }  // namespace opsim

@@ -194,6 +194,22 @@ const CollectiveParameter kCollectiveParameters[] = {
      .max = kMostCollectiveLatencyS,
      .zero_allowed = true,
      .doc = "NVLS: latency of its step across nodes"},
+    {.key = "nvls_chunk_size",
+     .member = &C::nvls_chunk_bytes,
+     .unit = kSize,
+     .doc = "NVLS: its largest chunk (NCCL_NVLS_CHUNKSIZE)"},
+    {.key = "nvls_channels",
+     .member = &C::nvls_channels,
+     .unit = kCount,
+     .min = 1,
+     .max = 1024,
+     .doc = "NVLS: channels (thread blocks) per GPU"},
+    {.key = "nvls_chunk_latency",
+     .member = &C::nvls_chunk_s,
+     .unit = kDuration,
+     .max = kMostCollectiveLatencyS,
+     .zero_allowed = true,
+     .doc = "NVLS: fixed cost of one chunk on one channel"},
 };
 
 }  // namespace

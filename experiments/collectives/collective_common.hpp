@@ -96,6 +96,10 @@ void add_tree(StepBuilder& builder, std::string_view op, std::span<const DeviceI
               double bytes, std::size_t chunks);
 void add_nvls(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
               double bytes);
+/// NCCL's NVLS chunk for a collective of `bytes` over `gpus` GPUs of one server.
+double nvls_chunk_bytes(const CollectiveModel& model, double bytes, std::size_t gpus);
+/// The fixed costs of the NVLS chunks one channel handles in turn (at least one chunk's).
+double nvls_chunk_cost_s(const CollectiveModel& model, double bytes, std::size_t gpus);
 void add_hierarchical(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes,
                       std::size_t pieces);
 void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);

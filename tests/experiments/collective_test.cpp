@@ -211,11 +211,13 @@ TEST(Collectives, TreeTakesSOverBPlusItsPipelineFill) {
 TEST(Collectives, NvlsRunsOnDgxH100AndIsRefusedOnDgxA100) {
   // Each port carries S(n+1)/n each way at 450 GB/s x 0.824 (NCCL's 20.6 of 25 GB/s per
   // NVLink 4) x 0.85 (nvlsEfficiency), after NVLS's 25 us and 7 rounds of the switch's
-  // 1.4 us route latency.
+  // 1.4 us route latency. 64e6 B is below 8 x 16 channels x 8 GPUs x 64 KiB, so NCCL's
+  // chunk is 32 KiB: each channel takes ceil(64e6 / (32 KiB x 128)) = 16 chunks of 3.5 us.
   const Machine h100 = resolve_topology("dgx-h100");
   const double s = 64e6;
+  const double chunks_s = 16 * 3.5e-6;
   expect_time(simulate_s(h100, "allreduce", s, 0, "nvls", "Simple"),
-              25e-6 + 7 * 1.4e-6 + s * 9 / 8 / (450e9 * 0.824 * 0.85));
+              25e-6 + chunks_s + 7 * 1.4e-6 + s * 9 / 8 / (450e9 * 0.824 * 0.85));
   const Machine a100 = resolve_topology("dgx-a100");
   try {
     (void)plan_of(a100, s, "nvls");
@@ -230,12 +232,32 @@ TEST(Collectives, NvlsRunsOnDgxH100AndIsRefusedOnDgxA100) {
   for (const char* op : {"reduce_scatter", "all_gather"}) {
     SCOPED_TRACE(op);
     EXPECT_NEAR(simulate_s(h100, op, s, 0, "nvls", "Simple"),
-                25e-6 + 7 * 1.4e-6 + s * 7 / 8 / (450e9 * 0.824 * 0.85), 2e-9);  // ns clock
+                25e-6 + chunks_s + 7 * 1.4e-6 + s * 7 / 8 / (450e9 * 0.824 * 0.85),
+                2e-9);  // ns clock
     CollectiveOptions options;
     options.bytes = s;
     options.algorithm = "nvls";
     EXPECT_THROW((void)make_collective(op, a100, options), InputError);
   }
+}
+
+TEST(Collectives, NvlsPaysPerChunkAndNcclsChunkDoublesAtOneGiB) {
+  // 16 channels x 8 GPUs: below 64 x 128 x 128 KiB = 1 GiB NCCL's chunk is 64 KiB, from 1 GiB
+  // on 128 KiB, so the chunks' cost per byte halves there: 1 GiB costs what 512 MiB did.
+  const Machine h100 = resolve_topology("dgx-h100");
+  const double below = 1073741824.0 - 131072 * 128;
+  const double at = 1073741824.0;
+  const double chunk_s = 3.5e-6;
+  const auto transfer_s = [](double bytes) { return bytes * 9 / 8 / (450e9 * 0.824 * 0.85); };
+  const double fixed_s = 25e-6 + 7 * 1.4e-6;
+  expect_time(simulate_s(h100, "allreduce", below, 0, "nvls", "Simple"),
+              fixed_s + below / (65536 * 128) * chunk_s + transfer_s(below));
+  expect_time(simulate_s(h100, "allreduce", at, 0, "nvls", "Simple"),
+              fixed_s + at / (131072 * 128) * chunk_s + transfer_s(at));
+  // Without the chunk cost (collectives.nvls_chunk_latency: 0) only the transfer is left.
+  Machine free = h100;
+  free.mutable_collectives().nvls_chunk_s = 0;
+  expect_time(simulate_s(free, "allreduce", at, 0, "nvls", "Simple"), fixed_s + transfer_s(at));
 }
 
 TEST(Collectives, HierarchicalPipelinesItsPhasesAndBeatsTheRing) {
