@@ -48,12 +48,15 @@ bool is_sweep_csv(const QString& path) {
 namespace {
 
 // A collective row (an op column, as `collectives` sweeps write) re-runs with `opsim
-// collective`: its algorithm (without an algorithms axis the sweep ran auto), size and GPUs.
+// collective`: its algorithm and protocol (without their axes the sweep ran auto), size and
+// GPUs.
 void set_collective_of_row(Scenario& scenario, const CsvTable& table, std::size_t row) {
   scenario.kind = ScenarioKind::kCollective;
   scenario.collective.op = text(cell(table, row, "op"));
   const QString algorithm = text(cell(table, row, "algorithm"));
   scenario.collective.algorithms = {algorithm.isEmpty() ? QStringLiteral("auto") : algorithm};
+  const QString protocol = text(cell(table, row, "protocol"));
+  scenario.collective.protocol = protocol.isEmpty() ? QStringLiteral("auto") : protocol;
   scenario.collective.sizes = scenario.gradient_bytes;
   scenario.collective.gpus = scenario.gpus;
 }

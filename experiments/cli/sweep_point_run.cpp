@@ -112,6 +112,7 @@ PointMetrics run_collective_point(const SweepSpec& spec, const SweepPoint& point
   options.bytes = std::stod(point_value(spec, point, "bytes"));
   options.gpus = first_gpus(machine, std::stoi(point_value(spec, point, "gpus", "0")));
   options.algorithm = point_value(spec, point, "algorithm");
+  options.protocol = point_value(spec, point, "protocol", "auto");
   const CollectivePlan plan = make_collective(op, machine, options);
   SimulateOptions sim_options;
   sim_options.record_op_times = false;

@@ -49,6 +49,7 @@ constexpr AxisKey kAxisKeys[] = {
     {"strategies", "strategy", bit(SweepKind::kStrategy)},
     {"collectives", "op", bit(SweepKind::kCollective)},
     {"algorithms", "algorithm", bit(SweepKind::kCollective)},
+    {"protocols", "protocol", bit(SweepKind::kCollective)},
 };
 
 const char* const kKindKeys[] = {"strategies", "collectives", "workloads", "traces"};

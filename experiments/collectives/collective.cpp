@@ -152,7 +152,8 @@ double latency_s(const Request& r, std::string_view algorithm, Protocol p) {
   const double net = collectives::step_latency_s(m, family, p, LinkClass::kNetwork);
   const double base = collectives::base_latency_s(m, family, p);
   if (algorithm == "nvls")
-    return p == Protocol::kWire ? base : base + collectives::nvls_chunk_cost_s(m, r.bytes, r.gpus.size());
+    return p == Protocol::kWire ? base
+                                : base + collectives::nvls_chunk_cost_s(m, r.bytes, r.gpus.size());
   if (algorithm == "tree")
     return base + 2 * ((g - 1) * intra + std::ceil(std::log2(servers)) * net);
   if (algorithm == "hierarchical") return base + 2 * (g - 1) * intra + 2 * (servers - 1) * net;

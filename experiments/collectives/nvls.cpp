@@ -44,8 +44,8 @@ void add_nvls(StepBuilder& builder, std::string_view op, std::span<const DeviceI
                                               : bytes * static_cast<double>(n - 1) / n;
   const double piece = port_bytes / static_cast<double>(n - 1) / nvls_efficiency;
   const double chunks_s = builder.protocol() == Protocol::kWire
-                             ? 0.0
-                             : nvls_chunk_cost_s(builder.machine().collectives(), bytes, n);
+                              ? 0.0
+                              : nvls_chunk_cost_s(builder.machine().collectives(), bytes, n);
   sync::NameBuffer name;
   for (std::size_t k = 1; k < n; ++k)
     for (std::size_t i = 0; i < n; ++i) {

@@ -494,6 +494,35 @@ TEST(Sweep, CollectivesReportNcclBandwidthsAndAnAlgorithmThatDoesNotApplyIsAnErr
   EXPECT_NE(t.cell(1, "error").find("no-such-algorithm"), std::string::npos) << t.cell(1, "error");
 }
 
+TEST(Sweep, ProtocolsAreAnAxisAndEachRowMatchesOpsimCollective) {
+  // LL carries half its bytes as flags, so on a bandwidth-bound 64 MB ring it is far slower
+  // than Simple; an unknown protocol is an error row naming it.
+  const fs::path spec = write_spec("protocols.yaml",
+                                   "topologies: [nvlink-ring:4]\ncollectives: [allreduce]\n"
+                                   "algorithms: [ring]\nprotocols: [LL, Simple, no-such]\n"
+                                   "bytes: [64MB]\n");
+  const fs::path csv = scratch_dir() / "protocols.csv";
+  const auto r = opsim("sweep " + spec.string() + " -o " + csv.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const Table t = read_table(csv);
+  ASSERT_EQ(t.rows.size(), 3u);
+  std::map<std::string, double> busbw;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::string protocol = t.cell(i, "protocol");
+    const auto direct = opsim("collective --topology nvlink-ring:4 --algorithm ring --protocol " +
+                              protocol + " --sizes 64MB --format json");
+    ASSERT_EQ(direct.exit_code, 0) << direct.err;
+    const std::string key = "\"busbw_GBps\":";
+    const std::size_t at = direct.out.find(key);
+    ASSERT_NE(at, std::string::npos) << direct.out;
+    busbw[protocol] = std::stod(t.cell(i, "busbw_GBps"));
+    EXPECT_NEAR(busbw[protocol], std::stod(direct.out.substr(at + key.size())), 1e-6) << protocol;
+  }
+  EXPECT_LT(busbw["LL"], 0.6 * busbw["Simple"]);
+  EXPECT_EQ(t.cell(2, "protocol"), "no-such");
+  EXPECT_NE(t.cell(2, "error").find("no-such"), std::string::npos) << t.cell(2, "error");
+}
+
 TEST(Sweep, WorkloadPointsMatchOpsimSim) {
   const std::string workload =
       std::string(OPSIM_SOURCE_DIR) + "/experiments/workloads/load_and_multiply.json";

@@ -168,5 +168,36 @@ TEST(SweepChartWindowEndToEnd, ACollectiveRowReRunsAsTheSweepRanIt) {
   }
 }
 
+// A protocols axis: the row re-runs with its protocol, not auto's, and lands on the sweep's
+// number (LL is far from auto's Simple on a 4 MB ring).
+TEST(SweepChartWindowEndToEnd, ACollectiveRowReRunsWithItsProtocol) {
+  const fs::path dir = opsim::test::scratch_dir("sweep_window_protocol");
+  std::ofstream(dir / "p.yaml") << "topologies: [nvlink-ring:8]\ncollectives: [allreduce]\n"
+                                   "algorithms: [ring]\nprotocols: [LL]\nbytes: [4MB, 8MB]\n";
+  const auto swept = opsim::test::run_program("opsim", "sweep p.yaml -o p.csv --restart", dir);
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  const CsvTable table = read_csv_table((dir / "p.csv").string());
+  ASSERT_EQ(table.rows.size(), 2u);
+  std::string why_not;
+  const std::optional<Scenario> scenario = scenario_of_row(table, 0, why_not);
+  ASSERT_TRUE(scenario.has_value()) << why_not;
+  EXPECT_EQ(scenario->collective.protocol, "LL");
+
+  const QString cli = QStringLiteral(OPSIM_BINARY_DIR "/bin/opsim");
+  MainWindow main(MainWindow::Options{false, cli});
+  const QStringList errors = main.open_traces({QString::fromStdString((dir / "p.csv").string())});
+  EXPECT_TRUE(errors.isEmpty()) << errors.join("; ").toStdString();
+  auto* window = main.findChild<SweepChartWindow*>();
+  ASSERT_NE(window, nullptr);
+  QSignalSpy done(&main, &MainWindow::simulation_done);
+  window->open_row(0);
+  ASSERT_TRUE(done.wait(120000)) << "no result within 120 s";
+  ASSERT_TRUE(done.takeFirst().at(0).toBool()) << main.status_text().toStdString();
+  settle();
+  EXPECT_DOUBLE_EQ(
+      main.summary_model().index(0, SummaryModel::kMakespan).data(Qt::UserRole).toDouble(),
+      std::stod(table.rows[0].fields[*table.column("makespan_s")]));
+}
+
 }  // namespace
 }  // namespace opsim::gui
