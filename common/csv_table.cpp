@@ -118,4 +118,10 @@ CsvTable read_csv_table(const std::string& path) {
   return parse_csv_table(read_input_file(path, "CSV file", kMaxCsvBytes), path);
 }
 
+bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
+  Record record = RecordReader(line).next();
+  fields = std::move(record.fields);
+  return !record.open_quote;
+}
+
 }  // namespace opsim

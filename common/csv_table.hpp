@@ -39,4 +39,8 @@ CsvTable parse_csv_table(std::string_view text, std::string_view source);
 /// Reads (a regular file of at most 1 GiB) and parses `path`.
 CsvTable read_csv_table(const std::string& path);
 
+/// Splits one line (no line break) into its fields, quoted as in a table. Returns false when
+/// a quote is left open.
+bool split_csv_line(std::string_view line, std::vector<std::string>& fields);
+
 }  // namespace opsim

@@ -45,32 +45,4 @@ std::string sweep_row(const std::vector<std::string>& keys, const SweepPoint& po
   return row;
 }
 
-bool split_csv_line(std::string_view line, std::vector<std::string>& fields) {
-  fields.clear();
-  std::string field;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c != '"') {
-        field += c;
-      } else if (i + 1 < line.size() && line[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else {
-        quoted = false;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.push_back(std::move(field));
-      field.clear();
-    } else {
-      field += c;
-    }
-  }
-  fields.push_back(std::move(field));
-  return !quoted;
-}
-
 }  // namespace opsim

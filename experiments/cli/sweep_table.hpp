@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/csv_table.hpp"
 #include "experiments/cli/sweep_spec.hpp"
 
 namespace opsim {
@@ -30,9 +31,5 @@ std::string sweep_fingerprint(const std::vector<std::string>& keys);
 std::string sweep_row(const std::vector<std::string>& keys, const SweepPoint& point,
                       std::size_t index, const std::string& metric_cells,
                       const std::string& fingerprint);
-
-/// Splits one CSV line into its fields (RFC 4180 quotes, doubled quotes inside). Returns
-/// false when a quote is left open.
-bool split_csv_line(std::string_view line, std::vector<std::string>& fields);
 
 }  // namespace opsim
