@@ -37,12 +37,19 @@ CollectiveForm::CollectiveForm(QWidget* parent) : QGroupBox(tr("Collective"), pa
   gpus_->setSpecialValueText(tr("all"));
   gpus_->setToolTip(tr("Use the first N GPUs of the topology (all: every GPU)"));
   form->addRow(tr("GPUs"), gpus_);
+  gpus_per_thread_ = new QSpinBox(this);
+  gpus_per_thread_->setRange(1, 1048576);
+  gpus_per_thread_->setToolTip(
+      tr("nccl-tests' -g: GPUs one host thread launches kernels for, in turn; an iteration "
+         "then takes at least that many launches"));
+  form->addRow(tr("GPUs per thread"), gpus_per_thread_);
   connect(op_, &QComboBox::currentTextChanged, this, [this] {
     offer_algorithms_of_op();
     emit edited();
   });
   connect(protocol_, &QComboBox::currentTextChanged, this, &CollectiveForm::edited);
   connect(gpus_, &QSpinBox::valueChanged, this, &CollectiveForm::edited);
+  connect(gpus_per_thread_, &QSpinBox::valueChanged, this, &CollectiveForm::edited);
   connect(sizes_, &QLineEdit::textEdited, this, &CollectiveForm::typed);
   set_collective(CollectiveScenario{});
 }
@@ -81,6 +88,7 @@ CollectiveScenario CollectiveForm::collective() const {
   c.protocol = protocol_->currentText();
   c.sizes = sizes_->text().trimmed();
   c.gpus = gpus_->value();
+  c.gpus_per_thread = gpus_per_thread_->value();
   return c;
 }
 
@@ -97,6 +105,8 @@ void CollectiveForm::set_collective(const CollectiveScenario& c) {
   sizes_->setText(c.sizes);
   const QSignalBlocker quiet_gpus(gpus_);
   gpus_->setValue(c.gpus);
+  const QSignalBlocker quiet_gpus_per_thread(gpus_per_thread_);
+  gpus_per_thread_->setValue(c.gpus_per_thread);
 }
 
 }  // namespace opsim::gui

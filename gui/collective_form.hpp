@@ -27,7 +27,7 @@ class CollectiveForm : public QGroupBox {
   QStringList offered_algorithms() const;
 
  signals:
-  void edited();  ///< a discrete edit (op, algorithm, protocol, GPUs)
+  void edited();  ///< a discrete edit (op, algorithm, protocol, GPUs, GPUs per thread)
   void typed();   ///< a keystroke in the size field
 
  private:
@@ -38,6 +38,7 @@ class CollectiveForm : public QGroupBox {
   QComboBox* protocol_;
   QLineEdit* sizes_;
   QSpinBox* gpus_;
+  QSpinBox* gpus_per_thread_;
 };
 
 }  // namespace opsim::gui

@@ -48,6 +48,8 @@ QStringList collective_arguments(const Scenario& s, const QString& trace_dir) {
                    QStringLiteral("--protocol"),
                    c.protocol};
   if (c.gpus > 0) args << QStringLiteral("--gpus") << QString::number(c.gpus);
+  if (c.gpus_per_thread > 1)
+    args << QStringLiteral("--gpus-per-thread") << QString::number(c.gpus_per_thread);
   args << what_if_arguments(s);
   args << QStringLiteral("--format") << QStringLiteral("json") << QStringLiteral("--trace-dir")
        << trace_dir;

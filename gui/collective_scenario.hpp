@@ -27,6 +27,8 @@ struct CollectiveScenario {
   QString protocol = QStringLiteral("auto");
   QString sizes = QStringLiteral("160MB");  ///< bytes per rank: one size, or MIN:MAX
   int gpus = 0;                             ///< use the first N GPUs; 0: all of them
+  /// nccl-tests' -g: GPUs one host thread launches for, in turn (--gpus-per-thread).
+  int gpus_per_thread = 1;
 
   bool operator==(const CollectiveScenario&) const = default;
 };

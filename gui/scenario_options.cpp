@@ -14,6 +14,7 @@ const QString kAlgorithm = QStringLiteral("algorithm");
 const QString kProtocol = QStringLiteral("protocol");
 const QString kSizes = QStringLiteral("sizes");
 const QString kGpus = QStringLiteral("gpus");
+const QString kGpusPerThread = QStringLiteral("gpus-per-thread");
 
 [[noreturn]] void refuse(const QString& option, const QString& value, const QString& why) {
   throw InputError(QStringLiteral("--%1 %2: %3").arg(option, value, why).toStdString());
@@ -28,6 +29,14 @@ int gpu_count(const QString& text) {
   bool ok = false;
   const int gpus = text.toInt(&ok);
   if (!ok || gpus < 0) refuse(kGpus, text, QStringLiteral("not a whole number >= 0"));
+  return gpus;
+}
+
+int gpus_per_thread(const QString& text) {
+  bool ok = false;
+  const int gpus = text.toInt(&ok);
+  if (!ok || gpus < 1 || gpus > (1 << 20))
+    refuse(kGpusPerThread, text, QStringLiteral("not a whole number from 1 to 1048576"));
   return gpus;
 }
 
@@ -55,6 +64,7 @@ CollectiveScenario collective_of(const QCommandLineParser& p) {
     c.protocol = one_of(p.value(kProtocol), collective_protocols(), kProtocol);
   if (p.isSet(kSizes)) c.sizes = p.value(kSizes);
   if (p.isSet(kGpus)) c.gpus = gpu_count(p.value(kGpus));
+  if (p.isSet(kGpusPerThread)) c.gpus_per_thread = gpus_per_thread(p.value(kGpusPerThread));
   return c;
 }
 
@@ -77,6 +87,10 @@ void add_scenario_options(QCommandLineParser& parser) {
                     QStringLiteral("S")});
   parser.addOption(
       {kGpus, QStringLiteral("GPUs to use (a collective's 0: all)"), QStringLiteral("N")});
+  parser.addOption({kGpusPerThread,
+                    QStringLiteral("With --collective: nccl-tests' -g, GPUs one host thread "
+                                   "launches for in turn"),
+                    QStringLiteral("G")});
 }
 
 Scenario scenario_from_options(const QCommandLineParser& p) {
@@ -87,7 +101,7 @@ Scenario scenario_from_options(const QCommandLineParser& p) {
     s.collective = collective_of(p);
     return s;
   }
-  for (const QString& option : {kAlgorithm, kProtocol, kSizes}) {
+  for (const QString& option : {kAlgorithm, kProtocol, kSizes, kGpusPerThread}) {
     if (p.isSet(option)) refuse(option, p.value(option), QStringLiteral("needs --collective"));
   }
   if (p.isSet(kGpus)) s.gpus = gpu_count(p.value(kGpus));

@@ -49,6 +49,7 @@ TEST(CollectiveScenario, GpusProtocolAndWhatIfEditsAreAppended) {
   s.collective.protocol = QStringLiteral("LL128");
   s.collective.sizes = QStringLiteral("1KB:1MB");
   s.collective.gpus = 4;
+  s.collective.gpus_per_thread = 4;
   s.link_bandwidth_scale = 0.5;
   s.overrides = {" gpu0-gpu1.bandwidth=10GB/s ", ""};
   EXPECT_EQ(run_arguments(s, QStringLiteral("d")), QStringList({"collective",
@@ -63,6 +64,8 @@ TEST(CollectiveScenario, GpusProtocolAndWhatIfEditsAreAppended) {
                                                                 "--protocol",
                                                                 "LL128",
                                                                 "--gpus",
+                                                                "4",
+                                                                "--gpus-per-thread",
                                                                 "4",
                                                                 "--link-bandwidth-scale",
                                                                 "0.5",
@@ -200,6 +203,7 @@ TEST(ScenarioPanel, RoundTripsACollectiveScenarioAndShowsOnlyItsFields) {
   s.collective.protocol = "LL";
   s.collective.sizes = "1MB";
   s.collective.gpus = 4;
+  s.collective.gpus_per_thread = 8;
   s.link_bandwidth_scale = 0.5;
   panel.set_scenario(s);
   EXPECT_EQ(panel.scenario(), s);
@@ -229,12 +233,13 @@ TEST(ScenarioOptions, ACollectiveFromTheCommandLine) {
   const Scenario s = from_command_line(
       {"--collective", "allreduce", "--algorithm", "ring,tree", "--topology", "dgx1-v100"});
   EXPECT_EQ(s, collective_scenario("allreduce", {"ring", "tree"}));
-  const Scenario b = from_command_line(
-      {"--collective", "broadcast", "--protocol", "LL", "--sizes", "1KB:1MB", "--gpus", "4"});
+  const Scenario b = from_command_line({"--collective", "broadcast", "--protocol", "LL", "--sizes",
+                                        "1KB:1MB", "--gpus", "4", "--gpus-per-thread", "4"});
   EXPECT_EQ(b.collective.algorithms, QStringList({"ring"}));
   EXPECT_EQ(b.collective.protocol, "LL");
   EXPECT_EQ(b.collective.sizes, "1KB:1MB");
   EXPECT_EQ(b.collective.gpus, 4);
+  EXPECT_EQ(b.collective.gpus_per_thread, 4);
   EXPECT_EQ(from_command_line({}), Scenario{});
   EXPECT_EQ(from_command_line({"--gpus", "2"}).gpus, 2);
 }
@@ -251,6 +256,9 @@ TEST(ScenarioOptions, WhatTheCollectiveCannotDoIsOneLine) {
             "--gpus -1: not a whole number >= 0");
   EXPECT_EQ(refusal({"--algorithm", "ring"}), "--algorithm ring: needs --collective");
   EXPECT_EQ(refusal({"--gpus", "0"}), "--gpus 0: must be >= 1");
+  EXPECT_EQ(refusal({"--collective", "reduce", "--gpus-per-thread", "0"}),
+            "--gpus-per-thread 0: not a whole number from 1 to 1048576");
+  EXPECT_EQ(refusal({"--gpus-per-thread", "8"}), "--gpus-per-thread 8: needs --collective");
 }
 
 }  // namespace

@@ -121,6 +121,23 @@ TEST_F(CollectiveWindow, EachAlgorithmIsAPaneAsLongAsTheCliSays) {
   EXPECT_EQ(categories->categories(), QStringList({"ring", "tree", "auto"}));
 }
 
+// GPUs per thread (nccl-tests' -g 8): one thread launches the eight kernels in turn, so an
+// 8-byte ring takes at least eight 5 us launches, and more than with a thread per GPU.
+TEST_F(CollectiveWindow, GpusPerThreadReachTheCliAndAddTheirLaunches) {
+  Scenario s = dgx1_allreduce({"ring"});
+  s.collective.sizes = QStringLiteral("8");
+  ASSERT_TRUE(run_in(window_, s)) << window_.status_text().toStdString();
+  const double alone_s =
+      window_.summary_model().index(0, SummaryModel::kMakespan).data(Qt::UserRole).toDouble();
+  s.collective.gpus_per_thread = 8;
+  ASSERT_TRUE(run_in(window_, s)) << window_.status_text().toStdString();
+  const double grouped_s =
+      window_.summary_model().index(0, SummaryModel::kMakespan).data(Qt::UserRole).toDouble();
+  EXPECT_DOUBLE_EQ(grouped_s, cli_results(s)[0].toObject()["time_s"].toDouble());
+  EXPECT_GE(grouped_s, 8 * 5e-6 - 1e-9);
+  EXPECT_GT(grouped_s, alone_s);
+}
+
 // Several sizes: one pane per algorithm and size, named by size, the range in the status.
 TEST_F(CollectiveWindow, SeveralSizesAreOnePaneEach) {
   Scenario s = dgx1_allreduce({"direct"});
