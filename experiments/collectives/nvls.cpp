@@ -13,6 +13,7 @@
 // (nvls_chunk_cost_s); the graph pays them before its first round.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "experiments/collectives/collective_common.hpp"
 
