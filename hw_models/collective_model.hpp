@@ -18,6 +18,12 @@ struct CollectiveModel {
   double network_efficiency = 0.96;  ///< NET_BW 12 of 100 Gbit/s's 12.5 GB/s
   /// NVLS: the share of the NVLink rate in-switch reduction reaches (nvlsEfficiency, Hopper).
   double nvls_efficiency = 0.85;
+  /// LL's most bus bandwidth, bytes/s (NCCL's llMaxBws, which its tuner caps ring and tree LL
+  /// at): within one server by GPU (Volta 39, Ampere 87.7, Hopper 141 GB/s; 0: no cap), across
+  /// two servers and across more by CPU (Intel 39 and 20.4 GB/s, AMD 22.5 and 19).
+  double ll_max_busbw_bytes_per_s = 0;
+  double ll_max_busbw_two_servers_bytes_per_s = 39e9;
+  double ll_max_busbw_more_servers_bytes_per_s = 20.4e9;
 
   // Launch latency once per collective (baseLatencies), seconds.
   double ring_ll_base_s = 6.6e-6;

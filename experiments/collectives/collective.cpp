@@ -163,16 +163,12 @@ double latency_s(const Request& r, std::string_view algorithm, Protocol p) {
   return base + (steps - across) * intra + across * net;
 }
 
-double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
+// The busiest link direction's time for the payload (a tree's without its pipeline's fill).
+double links_s(const Request& r, std::string_view algorithm, Protocol p) {
   const Machine& machine = r.machine;
   const CollectiveModel& m = machine.collectives();
   const double n = static_cast<double>(r.gpus.size());
-  if (algorithm == "tree") {
-    // The busiest link's share, stretched by the pipeline's fill: k pieces over 2 depth hops.
-    const double pieces = static_cast<double>(tree_pieces(r, 0));
-    return collectives::tree_transfer_s(machine, r.gpus, r.bytes, p) *
-           (pieces + 2 * tree_depth(r) - 1) / pieces;
-  }
+  if (algorithm == "tree") return collectives::tree_transfer_s(machine, r.gpus, r.bytes, p);
   if (algorithm == "nvls") {
     const double eff = p == Protocol::kWire
                            ? 1.0
@@ -200,6 +196,39 @@ double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
     return r.bytes * share / (machine.route_bytes_per_s(a, b) * eff);
   }
   return collectives::ring_transfer_s(machine, r.op, r.gpus, r.bytes, p);
+}
+
+// NCCL's tuner caps ring and tree LL at llMaxBws of bus bandwidth (ncclTopoTuneModel) and
+// turns bus into algorithm bandwidth by n/nsteps (ring) or 1/2 (tree): the time that cap
+// leaves S, or 0 where none applies.
+double ll_cap_s(const Request& r, std::string_view algorithm, Protocol p) {
+  if (p != Protocol::kLL || (algorithm != "ring" && algorithm != "tree")) return 0;
+  const CollectiveModel& m = r.machine.collectives();
+  const std::size_t servers = r.servers.size();
+  const double cap = servers == 1   ? m.ll_max_busbw_bytes_per_s
+                     : servers == 2 ? m.ll_max_busbw_two_servers_bytes_per_s
+                                    : m.ll_max_busbw_more_servers_bytes_per_s;
+  if (cap <= 0) return 0;
+  const double n = static_cast<double>(r.gpus.size());
+  const double steps = r.op == "allreduce"                                ? 2 * (n - 1)
+                       : r.op == "reduce_scatter" || r.op == "all_gather" ? n - 1
+                                                                          : n;
+  return r.bytes / (cap * (algorithm == "tree" ? 0.5 : n / steps));
+}
+
+// How many times its payload a collective's copies move so that LL keeps within its cap.
+double payload_stretch(const Request& r, std::string_view algorithm, Protocol p) {
+  const double cap_s = ll_cap_s(r, algorithm, p);
+  const double links = cap_s > 0 ? links_s(r, algorithm, p) : 0;
+  return links > 0 && cap_s > links ? cap_s / links : 1.0;
+}
+
+double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
+  const double busiest_s = links_s(r, algorithm, p) * payload_stretch(r, algorithm, p);
+  if (algorithm != "tree") return busiest_s;
+  // A tree's pipeline fills: k pieces over 2 depth hops.
+  const double pieces = static_cast<double>(tree_pieces(r, 0));
+  return busiest_s * (pieces + 2 * tree_depth(r) - 1) / pieces;
 }
 
 double estimate_s(const Request& r, std::string_view algorithm, Protocol p) {
@@ -393,6 +422,7 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
     plan.estimate_s = choice.estimate_s;
     collectives::StepBuilder builder(machine, plan.graph, family_of(choice.algorithm),
                                      choice.protocol);
+    builder.stretch_payload(payload_stretch(request, choice.algorithm, choice.protocol));
     const std::span<const DeviceId> gpus = request.gpus;
     const std::size_t n = gpus.size();
     // A pipeline's hop: the first two GPUs' route.

@@ -48,6 +48,9 @@ class StepBuilder {
   void after(OpId before, OpId op) { graph_.add_dependency(before, op); }
   const Machine& machine() const { return machine_; }
   Protocol protocol() const { return protocol_; }
+  /// Every later copy moves `factor` times its payload over the wire (>= 1): a protocol
+  /// slower than its links, e.g. LL at NCCL's llMaxBws.
+  void stretch_payload(double factor) { payload_stretch_ = factor; }
   OpGraph& graph() { return graph_; }
 
  private:
@@ -55,6 +58,7 @@ class StepBuilder {
   OpGraph& graph_;
   Family family_;
   Protocol protocol_;
+  double payload_stretch_ = 1.0;
 };
 
 /// A ring (GPUs in order), its share of the data and its narrowest hop's rate (the rate of a

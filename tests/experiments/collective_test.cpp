@@ -165,10 +165,12 @@ TEST(Collectives, ProtocolLatencyAt8BytesIsNcclsBaseAndStepLatencies) {
   // The links alone: no latency at all.
   EXPECT_LT(simulate_s(m, "allreduce", 8, 0, "ring", "wire"), tick);
   // A step whose route has more latency than the protocol's pays the route's: dgx1-v100's
-  // NVLinks take 0.7 us, more than LL's 0.6; so 8 KB is 6.6 + 14 x 0.7 us, not the 45 us of
-  // reduce launches the sync strategies pay.
+  // NVLinks take 0.7 us, more than LL's 0.6; so 8 KB is 6.6 + 14 x 0.7 us and its bytes at
+  // LL's 39 GB/s bus bandwidth on Volta (S / (39 GB/s x 8/14)), not the 45 us of reduce
+  // launches the sync strategies pay.
   const Machine dgx1 = resolve_topology("dgx1-v100");
-  EXPECT_NEAR(simulate_s(dgx1, "allreduce", 8192, 0, "ring", "LL"), 6.6e-6 + 14 * 0.7e-6, 0.3e-6);
+  EXPECT_NEAR(simulate_s(dgx1, "allreduce", 8192, 0, "ring", "LL"),
+              6.6e-6 + 14 * 0.7e-6 + 8192 / (39e9 * 8 / 14), 20e-9);
   // The book's PCIe server: 4 KB is 6.6 + 6 x 1.0 us over PCIe plus 6 steps of 1 KB at LL's
   // and PCIe's efficiency (0.5 x 0.76), not 375 ns.
   const Machine pcie = resolve_topology("pcie-switch-4gpu");
@@ -357,6 +359,32 @@ TEST(Collectives, AProtocolListIsWhatTheTunerChoosesFrom) {
     EXPECT_THROW(plan_of(v100, bytes, "ring", bad), InputError);
   }
   EXPECT_EQ(protocol_choice_error("LL,LL"), "protocol 'LL' is listed twice");
+}
+
+TEST(Collectives, LlKeepsWithinNcclsLlMaxBusBandwidth) {
+  // dgx1-v100: NCCL's tuner caps ring LL at 39 GB/s of bus bandwidth on a Volta server, so
+  // 64 MiB with LL takes at least 2(n-1)/n S / 39 GB/s, in the estimate and the simulation,
+  // although its links at half their rate would move it faster.
+  const Machine v100 = resolve_topology("dgx1-v100");
+  const double bytes = 67108864;
+  const double capped_s = 2 * 7.0 / 8 * bytes / 39e9;
+  const CollectivePlan ll = plan_of(v100, bytes, "ring", "LL");
+  EXPECT_GE(ll.estimate_s, capped_s);
+  EXPECT_LT(ll.estimate_s, capped_s + 30e-6);  // the cap and the steps' latency
+  const double ll_s = simulate_s(v100, "allreduce", bytes, 0, "ring", "LL");
+  EXPECT_GE(ll_s, capped_s);
+  EXPECT_LT(ll_s, 1.02 * capped_s + 30e-6);
+  // Without the cap (collectives.ll_max_busbw: 0) the links alone set LL's rate.
+  Machine free = v100;
+  free.mutable_collectives().ll_max_busbw_bytes_per_s = 0;
+  EXPECT_LT(simulate_s(free, "allreduce", bytes, 0, "ring", "LL"), 0.8 * capped_s);
+  // Across servers the cap is the CPU's: 20.4 GB/s from three servers on (Intel).
+  const Machine cluster = resolve_topology("ib-cluster:4x8");
+  const double cluster_capped_s = 2 * 31.0 / 32 * bytes / 20.4e9;
+  EXPECT_GE(plan_of(cluster, bytes, "ring", "LL").estimate_s, cluster_capped_s);
+  EXPECT_GE(simulate_s(cluster, "allreduce", bytes, 0, "ring", "LL"), cluster_capped_s);
+  // The tree turns bus into algorithm bandwidth by 1/2: S / (20.4 GB/s / 2).
+  EXPECT_GE(plan_of(cluster, bytes, "tree", "LL").estimate_s, bytes / (20.4e9 / 2));
 }
 
 TEST(Collectives, AutoWeighsTheTreesPipelineFillAsTheSimulationPaysIt) {
