@@ -12,15 +12,16 @@ QStringList collective_ops() {
 }
 
 QStringList collective_algorithms() {
-  return {QStringLiteral("ring"),         QStringLiteral("tree"),   QStringLiteral("nvls"),
-          QStringLiteral("hierarchical"), QStringLiteral("direct"), QStringLiteral("auto")};
+  return {QStringLiteral("ring"),      QStringLiteral("tree"),         QStringLiteral("nvls"),
+          QStringLiteral("nvls_tree"), QStringLiteral("hierarchical"), QStringLiteral("direct"),
+          QStringLiteral("auto")};
 }
 
 QStringList algorithms_for(const QString& op) {
   if (!collective_ops().contains(op)) return {};
   if (op == QLatin1String("allreduce")) {
-    return {QStringLiteral("ring"), QStringLiteral("tree"), QStringLiteral("nvls"),
-            QStringLiteral("hierarchical"), QStringLiteral("auto")};
+    return {QStringLiteral("ring"),      QStringLiteral("tree"),         QStringLiteral("nvls"),
+            QStringLiteral("nvls_tree"), QStringLiteral("hierarchical"), QStringLiteral("auto")};
   }
   if (op == QLatin1String("all_to_all") || op == QLatin1String("sendrecv"))
     return {QStringLiteral("direct"), QStringLiteral("auto")};

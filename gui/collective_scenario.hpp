@@ -11,7 +11,7 @@ struct Scenario;
 
 /// The ops `opsim collective --op` knows, in the order the panel lists them.
 QStringList collective_ops();
-/// Every algorithm name the CLI knows (ring, tree, nvls, hierarchical, direct, auto).
+/// Every algorithm name the CLI knows (ring, tree, nvls, nvls_tree, hierarchical, direct, auto).
 QStringList collective_algorithms();
 /// The algorithms that apply to `op`, as the CLI's rule says: ring, tree, nvls and
 /// hierarchical for allreduce; ring and nvls for reduce_scatter and all_gather; ring for

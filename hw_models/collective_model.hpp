@@ -56,6 +56,13 @@ struct CollectiveModel {
   /// latency of its step across nodes.
   double nvls_nvlink_s = 25e-6;
   double nvls_network_s = 18e-6;
+  /// NVLS tree (NVLS inside each server, a double binary tree of NICs across): the latency
+  /// of its step across servers (hwLatencies[NET][NVLS_TREE]), and the most bus bandwidth of
+  /// one of its channels, a NIC's (perChMaxNVLSTreeBws, Hopper) across two servers and across
+  /// more; NCCL runs one channel per NIC with a local GPU, here one per GPU of a server.
+  double nvls_tree_network_s = 20.9e-6;
+  double nvls_tree_channel_busbw_two_servers_bytes_per_s = 57.7e9;
+  double nvls_tree_channel_busbw_more_servers_bytes_per_s = 45.5e9;
   /// NVLS works in chunks: NCCL_NVLS_CHUNKSIZE (128 KiB), which NCCL halves for collectives
   /// below 64, 8 and 2 times channels x GPUs x chunk (src/enqueue.cc, since 2.18).
   double nvls_chunk_bytes = 131072;

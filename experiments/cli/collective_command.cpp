@@ -261,9 +261,9 @@ Command register_collective_command(CLI::App& opsim) {
                    "Comma-separated algorithms, one table each (default: auto, NCCL's tuner "
                    "by size). They exist: " +
                        algorithm_list +
-                       " (ring: all but all_to_all and sendrecv; tree, hierarchical: "
-                       "allreduce; nvls: allreduce, reduce_scatter, all_gather; direct: "
-                       "all_to_all, sendrecv)")
+                       " (ring: all but all_to_all and sendrecv; tree, nvls_tree, "
+                       "hierarchical: allreduce; nvls: allreduce, reduce_scatter, all_gather; "
+                       "direct: all_to_all, sendrecv)")
       ->delimiter(',')
       ->check(CLI::IsMember(algorithms));
   command

@@ -22,7 +22,7 @@ using collectives::Protocol;
 
 constexpr std::string_view kCollectives[] = {
     "allreduce", "reduce_scatter", "all_gather", "broadcast", "reduce", "all_to_all", "sendrecv"};
-constexpr std::string_view kAlgorithms[] = {"ring",         "tree",   "nvls",
+constexpr std::string_view kAlgorithms[] = {"ring",         "tree",   "nvls", "nvls_tree",
                                             "hierarchical", "direct", "auto"};
 constexpr std::string_view kProtocols[] = {"LL", "LL128", "Simple", "wire", "auto"};
 /// A tree's or hierarchy's pipeline is cut so that the graph stays within about this many copies.
@@ -75,16 +75,32 @@ std::string why_not(const Request& r, std::string_view algorithm) {
   const std::string name = "'" + r.machine.name() + "'";
   if (algorithm == "nvls") {
     if (r.servers.size() > 1)
-      return "nvls runs within one server here (NCCL's NVLS tree across servers is not "
-             "modelled); the GPUs are on " +
+      return "nvls runs within one server (across servers NCCL's NVLS needs in-network "
+             "reduction, not modelled); the GPUs are on " +
              std::to_string(r.servers.size()) + " servers of " + name +
-             ": use tree or hierarchical";
+             ": use nvls_tree, tree or hierarchical";
     if (collectives::shared_switch(r.machine, r.gpus, true) == kNoDevice) {
       const DeviceId shared = collectives::shared_switch(r.machine, r.gpus, false);
       return "nvls needs an NVSwitch that reduces in the switch (in_switch_reduction: true); " +
              r.machine.name() +
              (shared == kNoDevice ? "'s GPUs share no switch"
                                   : "'s switch " + r.machine.device(shared).name + " does not");
+    }
+  }
+  if (algorithm == "nvls_tree") {
+    if (r.servers.size() < 2)
+      return "nvls_tree joins servers; " + name + " has the GPUs on one: use nvls";
+    for (const auto& server : r.servers) {
+      if (server.size() != r.servers.front().size())
+        return "nvls_tree needs as many GPUs on every server; " + name + " has " +
+               std::to_string(r.servers.front().size()) + " on one and " +
+               std::to_string(server.size()) + " on another";
+      if (server.size() < 2)
+        return "nvls_tree needs at least 2 GPUs on every server; " + name + " has 1";
+      if (collectives::shared_switch(r.machine, server, true) == kNoDevice)
+        return "nvls_tree needs every server's GPUs on an NVSwitch that reduces in the switch "
+               "(in_switch_reduction: true); " +
+               r.machine.device(server.front()).name + " of " + name + " has none";
     }
   }
   if (algorithm == "hierarchical") {
@@ -102,6 +118,7 @@ std::string why_not(const Request& r, std::string_view algorithm) {
 Family family_of(std::string_view algorithm) {
   if (algorithm == "tree") return Family::kTree;
   if (algorithm == "nvls") return Family::kNvls;
+  if (algorithm == "nvls_tree") return Family::kNvlsTree;
   return Family::kRing;
 }
 
@@ -140,6 +157,25 @@ std::size_t tree_pieces(const Request& r, std::size_t chunks) {
                          std::max(1.0, std::floor(kMostTreeCopies / (2.0 * trees * n))));
 }
 
+// The NVLS tree's hops from a server to the root of its rail's tree: one in the switch, then
+// the binary tree across servers.
+double nvls_tree_depth(const Request& r) {
+  return 1 + std::ceil(std::log2(static_cast<double>(r.servers.size())));
+}
+
+// The pieces an NVLS tree carries S in: by size and the rail's hop, within the copy budget
+// (per piece 2g switch copies per server and 4(N-1) tree copies per rail).
+std::size_t nvls_tree_pieces(const Request& r) {
+  const double servers = static_cast<double>(r.servers.size());
+  const double g = static_cast<double>(r.servers.front().size());
+  const DeviceId a = r.servers[0][0];
+  const DeviceId b = r.servers[1][0];
+  const double per_piece = 2 * g * servers + 4 * (servers - 1) * g;
+  return pipeline_pieces(r.bytes / g / 2, 2 * nvls_tree_depth(r), r.machine.route_bytes_per_s(a, b),
+                         r.machine.route_latency_s(a, b),
+                         std::max(1.0, std::floor(kMostTreeCopies / per_piece)));
+}
+
 // NCCL's latency model (ncclTopoTuneModel): launch latency plus the steps on the critical
 // path, those across servers at the network's step latency.
 double latency_s(const Request& r, std::string_view algorithm, Protocol p) {
@@ -156,6 +192,7 @@ double latency_s(const Request& r, std::string_view algorithm, Protocol p) {
                                 : base + collectives::nvls_chunk_cost_s(m, r.bytes, r.gpus.size());
   if (algorithm == "tree")
     return base + 2 * ((g - 1) * intra + std::ceil(std::log2(servers)) * net);
+  if (algorithm == "nvls_tree") return base + 2 * std::ceil(std::log2(servers)) * net;
   if (algorithm == "hierarchical") return base + 2 * (g - 1) * intra + 2 * (servers - 1) * net;
   if (r.op == "sendrecv") return base + (servers > 1 ? net : intra);
   const double steps = r.op == "allreduce" ? 2 * (n - 1) : n - 1;
@@ -169,6 +206,8 @@ double links_s(const Request& r, std::string_view algorithm, Protocol p) {
   const CollectiveModel& m = machine.collectives();
   const double n = static_cast<double>(r.gpus.size());
   if (algorithm == "tree") return collectives::tree_transfer_s(machine, r.gpus, r.bytes, p);
+  if (algorithm == "nvls_tree")
+    return collectives::nvls_tree_transfer_s(machine, r.gpus, r.bytes, p);
   if (algorithm == "nvls") {
     const double eff = p == Protocol::kWire
                            ? 1.0
@@ -198,16 +237,26 @@ double links_s(const Request& r, std::string_view algorithm, Protocol p) {
   return collectives::ring_transfer_s(machine, r.op, r.gpus, r.bytes, p);
 }
 
-// NCCL's tuner caps ring and tree LL at llMaxBws of bus bandwidth (ncclTopoTuneModel) and
-// turns bus into algorithm bandwidth by n/nsteps (ring) or 1/2 (tree): the time that cap
-// leaves S, or 0 where none applies.
-double ll_cap_s(const Request& r, std::string_view algorithm, Protocol p) {
-  if (p != Protocol::kLL || (algorithm != "ring" && algorithm != "tree")) return 0;
+// The most bus bandwidth NCCL's tuner grants (ncclTopoTuneModel), 0 where none: ring and tree
+// LL at llMaxBws; the NVLS tree at perChMaxNVLSTreeBw for each of its channels, one per NIC
+// with a local GPU (here one per GPU of a server).
+double max_busbw(const Request& r, std::string_view algorithm, Protocol p) {
   const CollectiveModel& m = r.machine.collectives();
-  const std::size_t servers = r.servers.size();
-  const double cap = servers == 1   ? m.ll_max_busbw_bytes_per_s
-                     : servers == 2 ? m.ll_max_busbw_two_servers_bytes_per_s
-                                    : m.ll_max_busbw_more_servers_bytes_per_s;
+  const bool two = r.servers.size() == 2;
+  if (algorithm == "nvls_tree")
+    return static_cast<double>(r.servers.front().size()) *
+           (two ? m.nvls_tree_channel_busbw_two_servers_bytes_per_s
+                : m.nvls_tree_channel_busbw_more_servers_bytes_per_s);
+  if (p != Protocol::kLL || (algorithm != "ring" && algorithm != "tree")) return 0;
+  return r.servers.size() == 1 ? m.ll_max_busbw_bytes_per_s
+         : two                 ? m.ll_max_busbw_two_servers_bytes_per_s
+                               : m.ll_max_busbw_more_servers_bytes_per_s;
+}
+
+// The time the tuner's cap leaves S (bus bandwidth turned into algorithm bandwidth by
+// n/nsteps, the tree's by 1/2, as NCCL does), or 0 where no cap applies.
+double cap_s(const Request& r, std::string_view algorithm, Protocol p) {
+  const double cap = p == Protocol::kWire ? 0 : max_busbw(r, algorithm, p);
   if (cap <= 0) return 0;
   const double n = static_cast<double>(r.gpus.size());
   const double steps = r.op == "allreduce"                                ? 2 * (n - 1)
@@ -216,19 +265,22 @@ double ll_cap_s(const Request& r, std::string_view algorithm, Protocol p) {
   return r.bytes / (cap * (algorithm == "tree" ? 0.5 : n / steps));
 }
 
-// How many times its payload a collective's copies move so that LL keeps within its cap.
+// How many times its payload a collective's copies move so that it keeps within its cap.
 double payload_stretch(const Request& r, std::string_view algorithm, Protocol p) {
-  const double cap_s = ll_cap_s(r, algorithm, p);
-  const double links = cap_s > 0 ? links_s(r, algorithm, p) : 0;
-  return links > 0 && cap_s > links ? cap_s / links : 1.0;
+  const double capped_s = cap_s(r, algorithm, p);
+  const double links = capped_s > 0 ? links_s(r, algorithm, p) : 0;
+  return links > 0 && capped_s > links ? capped_s / links : 1.0;
 }
 
 double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
   const double busiest_s = links_s(r, algorithm, p) * payload_stretch(r, algorithm, p);
-  if (algorithm != "tree") return busiest_s;
   // A tree's pipeline fills: k pieces over 2 depth hops.
-  const double pieces = static_cast<double>(tree_pieces(r, 0));
-  return busiest_s * (pieces + 2 * tree_depth(r) - 1) / pieces;
+  if (algorithm == "tree") {
+    const double pieces = static_cast<double>(tree_pieces(r, 0));
+    return busiest_s * (pieces + 2 * tree_depth(r) - 1) / pieces;
+  }
+  // The NVLS tree's few hops fill within a few percent (NCCL's model counts none).
+  return busiest_s;
 }
 
 double estimate_s(const Request& r, std::string_view algorithm, Protocol p) {
@@ -275,7 +327,8 @@ Choice choose(const Request& r, const std::string& algorithm, const std::string&
   Choice best;
   for (std::string_view a : algorithms)
     for (Protocol p : protocols) {
-      if (a == "nvls" && (p == Protocol::kLL || p == Protocol::kLL128)) continue;
+      if ((a == "nvls" || a == "nvls_tree") && (p == Protocol::kLL || p == Protocol::kLL128))
+        continue;
       const double t = estimate_s(r, a, p);
       if (t < best.estimate_s) best = {std::string(a), p, t};
     }
@@ -313,7 +366,7 @@ std::vector<std::string_view> collective_algorithms(std::string_view op) {
   if (std::find(std::begin(kCollectives), std::end(kCollectives), op) == std::end(kCollectives))
     fail(op, "unknown collective (choose " + joined(kCollectives) + ")");
   if (op == "all_to_all" || op == "sendrecv") return {"direct"};
-  if (op == "allreduce") return {"ring", "tree", "nvls", "hierarchical"};
+  if (op == "allreduce") return {"ring", "tree", "nvls", "nvls_tree", "hierarchical"};
   if (op == "reduce_scatter" || op == "all_gather") return {"ring", "nvls"};
   return {"ring"};
 }
@@ -382,9 +435,9 @@ CheckedRequest check_request(std::string_view op, const Machine& machine,
   if (algorithm != "auto") {
     if (const std::string why = why_not(request, algorithm); !why.empty()) fail(op, why);
     const std::vector<std::string_view> listed = split_names(protocol);
-    if (algorithm == "nvls" && protocol != "auto" && protocol != "wire" &&
-        std::find(listed.begin(), listed.end(), "Simple") == listed.end())
-      fail(op, "nvls runs with the Simple protocol only (as NCCL's), not " + protocol);
+    if ((algorithm == "nvls" || algorithm == "nvls_tree") && protocol != "auto" &&
+        protocol != "wire" && std::find(listed.begin(), listed.end(), "Simple") == listed.end())
+      fail(op, algorithm + " runs with the Simple protocol only (as NCCL's), not " + protocol);
   }
   return {std::move(request), algorithm, protocol};
 }
@@ -432,6 +485,8 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
       collectives::add_tree(builder, op, gpus, options.bytes, tree_pieces(request, options.chunks));
     } else if (choice.algorithm == "nvls") {
       collectives::add_nvls(builder, op, gpus, options.bytes);
+    } else if (choice.algorithm == "nvls_tree") {
+      collectives::add_nvls_tree(builder, gpus, options.bytes, nvls_tree_pieces(request));
     } else if (choice.algorithm == "hierarchical") {
       // NCCL_STEPS (8) pieces in flight, fewer where the graph would pass about 4 million copies.
       const double servers = static_cast<double>(request.servers.size());

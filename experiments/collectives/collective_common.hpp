@@ -14,8 +14,9 @@ namespace opsim::collectives {
 
 /// kWire: the links alone (their rate and latency, no protocol cost).
 enum class Protocol { kWire, kLL, kLL128, kSimple };
-/// The family whose step latencies a collective pays (NCCL's ring or tree rows; NVLS has its own).
-enum class Family { kRing, kTree, kNvls };
+/// The family whose step latencies a collective pays (NCCL's ring or tree rows; NVLS and the
+/// NVLS tree have their own).
+enum class Family { kRing, kTree, kNvls, kNvlsTree };
 /// What a step crosses: NCCL's NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET.
 enum class LinkClass { kNvlink, kPcie, kNetwork };
 
@@ -94,6 +95,18 @@ std::vector<DeviceId> add_ring(StepBuilder& builder, std::string_view op,
 std::vector<DeviceId> add_pipeline(StepBuilder& builder, std::string_view op,
                                    std::span<const DeviceId> chain, double bytes,
                                    std::size_t chunks);
+/// One of a double binary tree's two trees, over GPU indices.
+struct Tree {
+  std::vector<std::size_t> parent;  ///< by GPU index; kRoot for the root
+  std::vector<std::vector<std::size_t>> children;
+  std::vector<std::size_t> bottom_up;  ///< every GPU after all its children
+};
+inline constexpr std::size_t kRoot = static_cast<std::size_t>(-1);
+/// Tree `which` (0 or 1) over servers of GPU indices (`nodes`): a chain inside each server
+/// from local index `first`, the chains' heads in a binary tree across servers (heap order;
+/// tree 1 puts position p on server N-1-p, so the servers interior to one are leaves of the
+/// other).
+Tree build_tree(const std::vector<std::vector<std::size_t>>& nodes, int which, std::size_t first);
 /// The trees add_tree builds: a pair, or a pair per rail across servers of g GPUs each.
 std::size_t tree_count(const Machine& machine, std::span<const DeviceId> gpus);
 void add_tree(StepBuilder& builder, std::string_view op, std::span<const DeviceId> gpus,
@@ -104,6 +117,12 @@ void add_nvls(StepBuilder& builder, std::string_view op, std::span<const DeviceI
 double nvls_chunk_bytes(const CollectiveModel& model, double bytes, std::size_t gpus);
 /// The fixed costs of the NVLS chunks one channel handles in turn (at least one chunk's).
 double nvls_chunk_cost_s(const CollectiveModel& model, double bytes, std::size_t gpus);
+/// NCCL's NVLS tree allreduce across servers whose GPUs share a reducing switch, in `pieces`.
+void add_nvls_tree(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes,
+                   std::size_t pieces);
+/// The busiest link direction's time for add_nvls_tree's payload (no pipeline fill).
+double nvls_tree_transfer_s(const Machine& machine, std::span<const DeviceId> gpus, double bytes,
+                            Protocol protocol);
 void add_hierarchical(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes,
                       std::size_t pieces);
 void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);

@@ -54,6 +54,7 @@ double efficiency(const CollectiveModel& model, Protocol protocol, LinkClass lin
 double step_latency_s(const CollectiveModel& m, Family family, Protocol protocol, LinkClass link) {
   if (protocol == Protocol::kWire) return 0;
   if (family == Family::kNvls) return link == LinkClass::kNetwork ? m.nvls_network_s : 0;
+  if (family == Family::kNvlsTree) return link == LinkClass::kNetwork ? m.nvls_tree_network_s : 0;
   const int p = protocol == Protocol::kLL ? 0 : protocol == Protocol::kLL128 ? 1 : 2;
   const double ring[3][3] = {
       {m.ring_ll_nvlink_step_s, m.ring_ll128_nvlink_step_s, m.ring_simple_nvlink_step_s},
@@ -69,7 +70,7 @@ double step_latency_s(const CollectiveModel& m, Family family, Protocol protocol
 
 double base_latency_s(const CollectiveModel& m, Family family, Protocol protocol) {
   if (protocol == Protocol::kWire) return 0;
-  if (family == Family::kNvls) return m.nvls_nvlink_s;
+  if (family == Family::kNvls || family == Family::kNvlsTree) return m.nvls_nvlink_s;
   const bool ring = family == Family::kRing;
   switch (protocol) {
     case Protocol::kLL:

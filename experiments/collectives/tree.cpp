@@ -14,16 +14,6 @@
 
 namespace opsim::collectives {
 
-namespace {
-
-struct Tree {
-  std::vector<std::size_t> parent;  // by GPU index; kRoot for the root
-  std::vector<std::vector<std::size_t>> children;
-  std::vector<std::size_t> bottom_up;  // every GPU after all its children
-};
-
-constexpr std::size_t kRoot = static_cast<std::size_t>(-1);
-
 // `first`: the local index each server's chain starts at (its head, whose NIC joins the
 // servers' tree).
 Tree build_tree(const std::vector<std::vector<std::size_t>>& nodes, int which, std::size_t first) {
@@ -58,6 +48,8 @@ Tree build_tree(const std::vector<std::vector<std::size_t>>& nodes, int which, s
   tree.bottom_up.assign(order.rbegin(), order.rend());
   return tree;
 }
+
+namespace {
 
 void add_one_tree(StepBuilder& builder, std::span<const DeviceId> gpus, const Tree& tree,
                   std::size_t index, double bytes, std::size_t chunks) {

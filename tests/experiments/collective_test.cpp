@@ -262,6 +262,38 @@ TEST(Collectives, NvlsPaysPerChunkAndNcclsChunkDoublesAtOneGiB) {
   expect_time(simulate_s(free, "allreduce", at, 0, "nvls", "Simple"), fixed_s + transfer_s(at));
 }
 
+TEST(Collectives, NvlsTreeReachesNcclsPerChannelBusBandwidth) {
+  // NVLS inside each server, a pair of trees of NICs per rail across: NCCL grants each of its
+  // channels (one per NIC, eight) perChMaxNVLSTreeBw, 57.7 GB/s across two servers and 45.5
+  // across more, so 4 GiB reaches within 5 % of 8 x that in busbw (the pipeline fills), and
+  // never more.
+  const double bytes = 4294967296;
+  for (const auto& [topology, channel_busbw] :
+       {std::pair{"ib-cluster:2x8", 57.7e9}, std::pair{"ib-cluster:4x8", 45.5e9}}) {
+    SCOPED_TRACE(topology);
+    const Machine m = resolve_topology(topology);
+    const double n = static_cast<double>(m.gpus().size());
+    const double busbw =
+        bytes / simulate_s(m, "allreduce", bytes, 0, "nvls_tree", "Simple") * 2 * (n - 1) / n;
+    EXPECT_LE(busbw, 8 * channel_busbw);
+    EXPECT_GT(busbw, 0.95 * 8 * channel_busbw);
+  }
+  // Its latency: NVLS's 25 us in the server, then 2 x log2(servers) network steps of 20.9.
+  const Machine m = resolve_topology("ib-cluster:4x8");
+  EXPECT_NEAR(plan_of(m, 8, "nvls_tree", "Simple").estimate_s, 25e-6 + 4 * 20.9e-6, 1e-7);
+  const double small_s = simulate_s(m, "allreduce", 8, 0, "nvls_tree", "Simple");
+  EXPECT_GE(small_s, 25e-6 + 4 * 20.9e-6);
+  EXPECT_LT(small_s, 25e-6 + 4 * 20.9e-6 + 10e-6);
+  // Where it does not apply, one clear line: one server, no reducing switch, LL.
+  EXPECT_THROW(plan_of(resolve_topology("dgx-h100"), 8, "nvls_tree", "Simple"), InputError);
+  EXPECT_THROW(plan_of(resolve_topology("cluster-2x4gpu"), 8, "nvls_tree", "Simple"), InputError);
+  EXPECT_THROW(plan_of(m, 8, "nvls_tree", "LL"), InputError);
+  CollectiveOptions options;
+  options.bytes = 8;
+  options.algorithm = "nvls_tree";
+  EXPECT_THROW(make_collective("reduce_scatter", m, options), InputError);
+}
+
 TEST(Collectives, HierarchicalPipelinesItsPhasesAndBeatsTheRing) {
   // ib-cluster:2x8@100: 12.5 GB/s NICs under 450 GB/s NVSwitch ports. Hierarchical:
   // reduce-scatter and all-gather inside each server (7/8 S at 450 GB/s each) and S/8 per
@@ -309,11 +341,18 @@ TEST(Collectives, AutoChoosesLikeNcclsTuner) {
   EXPECT_EQ(large.protocol, "Simple");
   EXPECT_EQ(plan_of(resolve_topology("dgx-a100"), 1073741824).algorithm, "ring");
   EXPECT_EQ(plan_of(resolve_topology("dgx-a100"), 1073741824).protocol, "Simple");
-  // Two servers: the tree's log2(2) network steps beat the ring's 2 at 8 B; the ring at 1 GiB.
+  // Two servers: the tree's log2(2) network steps beat the ring's 2 at 8 B; the NVLS tree at
+  // 1 GiB (its 8 channels x 57.7 GB/s beat the ring's NICs once its latency is paid).
   const Machine cluster = resolve_topology("ib-cluster:2x8");
   EXPECT_EQ(plan_of(cluster, 8).algorithm, "tree");
   EXPECT_EQ(plan_of(cluster, 8).protocol, "LL");
-  EXPECT_EQ(plan_of(cluster, 1073741824).algorithm, "ring");
+  EXPECT_EQ(plan_of(cluster, 1073741824).algorithm, "nvls_tree");
+  EXPECT_EQ(plan_of(cluster, 1073741824).protocol, "Simple");
+  // Ten servers: each NVLS tree channel gets 45.5 GB/s, 364 in all, below the ring's eight
+  // NICs (380): the ring again from 2 GiB, where its longer latency no longer counts.
+  const Machine ten = resolve_topology("ib-cluster:10x8");
+  EXPECT_EQ(plan_of(ten, 1073741824).algorithm, "nvls_tree");
+  EXPECT_EQ(plan_of(ten, 4294967296).algorithm, "ring");
   // A protocol given is kept; auto picks the algorithm for it.
   EXPECT_EQ(plan_of(h100, 8, "auto", "Simple").protocol, "Simple");
 }

@@ -169,7 +169,7 @@ TEST(NcclReferenceModel, EveryBadModelIsOneLineNamingFileLineAndColumn) {
        "t.yaml:1:5: unknown collective 'allgather' (choose allreduce, reduce_scatter"},
       {base + "algorithm: direct\n",
        "t.yaml:4:12: algorithm 'direct' does not apply to allreduce (choose auto, ring, tree, "
-       "nvls, hierarchical)"},
+       "nvls, nvls_tree, hierarchical)"},
       {base + "algorithm: auto\nprotocol: LL64\n",
        "t.yaml:5:11: unknown protocol 'LL64' (choose LL, LL128, Simple, wire, or a list such as "
        "LL,Simple for the protocols the run's NCCL had)"},

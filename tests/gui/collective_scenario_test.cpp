@@ -83,7 +83,7 @@ TEST(CollectiveScenario, GpusProtocolAndWhatIfEditsAreAppended) {
 
 TEST(CollectiveScenario, OnlyAllreduceHasTreeAndHierarchical) {
   EXPECT_EQ(algorithms_for("allreduce"),
-            QStringList({"ring", "tree", "nvls", "hierarchical", "auto"}));
+            QStringList({"ring", "tree", "nvls", "nvls_tree", "hierarchical", "auto"}));
   for (const char* op : {"reduce_scatter", "all_gather"})
     EXPECT_EQ(algorithms_for(op), QStringList({"ring", "nvls", "auto"})) << op;
   for (const char* op : {"broadcast", "reduce"})
