@@ -8,7 +8,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -771,9 +770,7 @@ class TraceStream : public JsonSaxForward<TraceStream> {
     if (active_) return active_->key(k);
     if (skip_depth_ > 0) return true;
     // A key of the top-level object.
-    if (!top_keys_.insert(k).second)
-      throw InputError(source_ + ": the top level: key '" + k + "' appears twice");
-    top_key_ = k;
+    top_keys_.add(k, source_);
     return true;
   }
   template <class Exception>
@@ -801,9 +798,9 @@ class TraceStream : public JsonSaxForward<TraceStream> {
     if (skip_depth_ > 0) return true;
     if (depth_ == 0) not_an_object();
     if (part_ == Part::kEvents) not_an_event();
-    if (top_key_ == "traceEvents")
+    if (top_keys_.current() == "traceEvents")
       builder_.reader().fail("top level", "\"traceEvents\" is not an array");
-    if (top_key_ == "otherData") begin_value(other_data_, "otherData");
+    if (top_keys_.current() == "otherData") begin_value(other_data_, "otherData");
     return active_ ? forward(event) : true;
   }
 
@@ -822,7 +819,7 @@ class TraceStream : public JsonSaxForward<TraceStream> {
       begin_value(event_, "traceEvents[" + std::to_string(events_seen_) + "]");
       return forward(event);
     }
-    if (top_key_ == "traceEvents") {
+    if (top_keys_.current() == "traceEvents") {
       if (!is_object && !saw_events_) {
         saw_events_ = true;
         part_ = Part::kEvents;
@@ -830,7 +827,7 @@ class TraceStream : public JsonSaxForward<TraceStream> {
       }
       builder_.reader().fail("top level", "\"traceEvents\" is not an array");
     }
-    if (top_key_ == "otherData") {
+    if (top_keys_.current() == "otherData") {
       begin_value(other_data_, "otherData");
       return forward(event);
     }
@@ -887,8 +884,7 @@ class TraceStream : public JsonSaxForward<TraceStream> {
   int depth_ = 0;                         // containers open outside what is being built
   int skip_depth_ = 0;                    // inside a top-level value nobody reads
   Part part_ = Part::kTop;
-  std::set<std::string> top_keys_;
-  std::string top_key_;
+  TopLevelKeys top_keys_;
   bool saw_top_object_ = false, saw_events_ = false;
   std::size_t events_seen_ = 0;
   json other_data_, event_;

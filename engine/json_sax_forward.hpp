@@ -12,8 +12,10 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 
+#include "common/input_error.hpp"
 #include "engine/json_input.hpp"
 
 namespace opsim {
@@ -61,6 +63,22 @@ class JsonSaxForward {
 
  private:
   Reader& reader() { return static_cast<Reader&>(*this); }
+};
+
+/// The keys of a document's top-level object as a streaming reader meets them: each may come
+/// once (a second time is the input's error, naming `source`); current() is the latest.
+class TopLevelKeys {
+ public:
+  void add(const std::string& key, const std::string& source) {
+    if (!seen_.insert(key).second)
+      throw InputError(source + ": the top level: key '" + key + "' appears twice");
+    current_ = key;
+  }
+  const std::string& current() const { return current_; }
+
+ private:
+  std::set<std::string> seen_;
+  std::string current_;
 };
 
 }  // namespace opsim

@@ -6,7 +6,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -406,9 +405,7 @@ class ImportStream : public JsonSaxForward<ImportStream> {
       return active_->key(k);
     }
     if (skip_depth_ > 0) return true;
-    if (!top_keys_.insert(k).second)
-      throw InputError(source_ + ": the top level: key '" + k + "' appears twice");
-    top_key_ = k;
+    top_keys_.add(k, source_);
     return true;
   }
   template <class Exception>
@@ -450,7 +447,7 @@ class ImportStream : public JsonSaxForward<ImportStream> {
       begin_event();
       return forward(event);
     }
-    if (top_key_ == "traceEvents") fail_top("\"traceEvents\" is not an array");
+    if (top_keys_.current() == "traceEvents") fail_top("\"traceEvents\" is not an array");
     return true;
   }
 
@@ -469,12 +466,12 @@ class ImportStream : public JsonSaxForward<ImportStream> {
       begin_event();
       return forward(event);
     }
-    if (top_key_ == "traceEvents") {
+    if (top_keys_.current() == "traceEvents") {
       if (is_object || saw_events_) fail_top("\"traceEvents\" is not an array");
       in_events_ = saw_events_ = true;
       return true;
     }
-    if (top_key_ == "otherData") {
+    if (top_keys_.current() == "otherData") {
       built_.emplace(other_data_, source_, "otherData");
       active_ = &*built_;
       in_event_ = false;
@@ -525,8 +522,8 @@ class ImportStream : public JsonSaxForward<ImportStream> {
   bool in_events_ = false;  // inside the events array, between events
   bool saw_events_ = false;
   int skip_depth_ = 0;
-  std::set<std::string> top_keys_;
-  std::string top_key_, event_key_;
+  TopLevelKeys top_keys_;
+  std::string event_key_;
   std::string events_place_;  // "traceEvents", or "" for a bare array
   std::size_t events_seen_ = 0;
   json event_, other_data_;
