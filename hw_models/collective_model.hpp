@@ -25,6 +25,13 @@ struct CollectiveModel {
   double ll_max_busbw_two_servers_bytes_per_s = 39e9;
   double ll_max_busbw_more_servers_bytes_per_s = 20.4e9;
 
+  /// Rings across servers, in the tuner's estimate only (the simulation pays its steps):
+  /// every step's post to the network proxy (getNetOverhead: Intel 1 us, AMD 2; three times
+  /// for Simple) and the Simple allreduce's latency factor ("plateau effect": 1.4 from
+  /// compute capability 8.0, 1.9 below).
+  double network_post_overhead_s = 1e-6;
+  double ring_plateau_factor = 1.4;
+
   // Launch latency once per collective (baseLatencies), seconds.
   double ring_ll_base_s = 6.6e-6;
   double ring_ll128_base_s = 14e-6;

@@ -197,7 +197,17 @@ double latency_s(const Request& r, std::string_view algorithm, Protocol p) {
   if (r.op == "sendrecv") return base + (servers > 1 ? net : intra);
   const double steps = r.op == "allreduce" ? 2 * (n - 1) : n - 1;
   const double across = servers < 2 ? 0 : r.op == "allreduce" ? 2 * (servers - 1) : servers - 1;
-  return base + (steps - across) * intra + across * net;
+  const bool ring_op = r.op == "allreduce" || r.op == "reduce_scatter" || r.op == "all_gather";
+  if (servers < 2 || p == Protocol::kWire || !ring_op)
+    return base + (steps - across) * intra + across * net;
+  // Across servers NCCL's ring posts every step to the network proxy (getNetOverhead, three
+  // times over for Simple), and stretches a Simple allreduce's latency by the ring's
+  // "plateau effect" (ncclTopoGetAlgoTime) once a channel's share per rank reaches 64 bytes.
+  const double posted =
+      std::max(intra, m.network_post_overhead_s * (p == Protocol::kSimple ? 3 : 1));
+  const double latency = base + (steps - across) * posted + across * net;
+  const bool plateau = p == Protocol::kSimple && r.op == "allreduce" && r.bytes >= 64 * n * g;
+  return plateau ? latency * m.ring_plateau_factor : latency;
 }
 
 // The busiest link direction's time for the payload (a tree's without its pipeline's fill).
@@ -265,22 +275,24 @@ double cap_s(const Request& r, std::string_view algorithm, Protocol p) {
   return r.bytes / (cap * (algorithm == "tree" ? 0.5 : n / steps));
 }
 
-// How many times its payload a collective's copies move so that it keeps within its cap.
+// What the pipeline's fill stretches the busiest link's time by: a tree's k pieces over its
+// 2 depth hops; the NVLS tree's few hops fill within a few percent (NCCL's model counts none).
+double fill(const Request& r, std::string_view algorithm) {
+  if (algorithm != "tree") return 1.0;
+  const double pieces = static_cast<double>(tree_pieces(r, 0));
+  return (pieces + 2 * tree_depth(r) - 1) / pieces;
+}
+
+// How many times its payload a collective's copies move so that it keeps within its cap (the
+// cap bounds the whole collective, pipeline fill included).
 double payload_stretch(const Request& r, std::string_view algorithm, Protocol p) {
   const double capped_s = cap_s(r, algorithm, p);
-  const double links = capped_s > 0 ? links_s(r, algorithm, p) : 0;
-  return links > 0 && capped_s > links ? capped_s / links : 1.0;
+  const double filled = capped_s > 0 ? links_s(r, algorithm, p) * fill(r, algorithm) : 0;
+  return filled > 0 && capped_s > filled ? capped_s / filled : 1.0;
 }
 
 double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
-  const double busiest_s = links_s(r, algorithm, p) * payload_stretch(r, algorithm, p);
-  // A tree's pipeline fills: k pieces over 2 depth hops.
-  if (algorithm == "tree") {
-    const double pieces = static_cast<double>(tree_pieces(r, 0));
-    return busiest_s * (pieces + 2 * tree_depth(r) - 1) / pieces;
-  }
-  // The NVLS tree's few hops fill within a few percent (NCCL's model counts none).
-  return busiest_s;
+  return links_s(r, algorithm, p) * fill(r, algorithm) * payload_stretch(r, algorithm, p);
 }
 
 double estimate_s(const Request& r, std::string_view algorithm, Protocol p) {

@@ -426,6 +426,29 @@ TEST(Collectives, LlKeepsWithinNcclsLlMaxBusBandwidth) {
   EXPECT_GE(plan_of(cluster, bytes, "tree", "LL").estimate_s, bytes / (20.4e9 / 2));
 }
 
+TEST(Collectives, AcrossServersTheRingEstimatePaysNcclsNetworkPostsAndPlateau) {
+  // ib-cluster:2x8 (16 GPUs, 2 servers): NCCL's tuner has the ring post each of its 28 steps
+  // inside the servers at no less than getNetOverhead (1 us, 3 for Simple) and stretches a
+  // Simple allreduce's latency by 1.4. Against a machine without either, only the latency
+  // moves: LL at 8 B by 28 x (1.0 - 0.6) us; Simple at 1 GiB by 0.4 x (8.4 + 28 x 3.4 + 2 x 14).
+  const Machine cluster = resolve_topology("ib-cluster:2x8");
+  Machine plain = cluster;
+  plain.mutable_collectives().network_post_overhead_s = 0;
+  plain.mutable_collectives().ring_plateau_factor = 1;
+  const auto estimate = [](const Machine& m, double bytes, const char* protocol) {
+    return plan_of(m, bytes, "ring", protocol).estimate_s;
+  };
+  EXPECT_NEAR(estimate(cluster, 8, "LL") - estimate(plain, 8, "LL"), 28 * 0.4e-6, 1e-9);
+  EXPECT_NEAR(estimate(cluster, 1073741824, "Simple") - estimate(plain, 1073741824, "Simple"),
+              0.4 * (8.4e-6 + 28 * 3.4e-6 + 2 * 14e-6), 1e-9);
+  // At 32 KiB auto takes the tree, as NCCL does: LL's cap bounds the tree's whole pipeline,
+  // not each of its 16 hops.
+  EXPECT_EQ(plan_of(cluster, 32768).algorithm, "tree");
+  // The simulation pays its steps as they come, not the tuner's constants.
+  EXPECT_DOUBLE_EQ(simulate_s(cluster, "allreduce", 8, 0, "ring", "LL"),
+                   simulate_s(plain, "allreduce", 8, 0, "ring", "LL"));
+}
+
 TEST(Collectives, AutoWeighsTheTreesPipelineFillAsTheSimulationPaysIt) {
   // One server of 256 GPUs on an NVLink ring: the tree is a chain of 255 hops, whose
   // pipeline fill the simulation pays; auto must not prefer it to the ring at 1 GiB.
