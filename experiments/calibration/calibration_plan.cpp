@@ -191,13 +191,13 @@ void Calibrator::State::add_disk_traffic_items() {
                    }});
   // Two sequential reads of two files at once (each in 1 MiB requests): what they get
   // together, which one read's rate does not tell (a device with queues may serve both).
-  items.push_back({{M::kDiskSequentialReadsTogether}, [this, disk_bytes] {
-                     DiskFile& f = disks.disk();
-                     const std::uint64_t bytes = disk_bytes / 2;
-                     const auto [other_bytes_per_s, window_s] =
-                         disks.sequential_read_beside([&] { f.read_next(bytes, 0); });
-                     return other_bytes_per_s + static_cast<double>(bytes) / window_s;
-                   }});
+  items.push_back(
+      {{M::kDiskSequentialReadsTogether}, [this, disk_bytes] {
+         DiskFile& f = disks.disk();
+         const std::uint64_t bytes = disk_bytes / 2;
+         const auto reader = disks.sequential_read_beside([&] { f.read_next(bytes, 0); });
+         return reader.bytes_per_s + static_cast<double>(bytes) * reader.rounds / reader.window_s;
+       }});
 }
 
 // Disk traffic beside compute: what each takes from the other.

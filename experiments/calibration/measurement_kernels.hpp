@@ -79,9 +79,17 @@ class ScratchDisks {
   DiskFile& written_file();
   /// Seconds per random 4 KiB read (or write), `count` of them.
   double random_requests(int count, bool write);
-  /// Runs `foreground` beside a sequential reader; the reader's bytes per second meanwhile
-  /// and the foreground's seconds.
-  std::pair<double, double> sequential_read_beside(const std::function<void()>& foreground);
+  /// What a sequential reader got beside a foreground: its rate, the window's seconds and how
+  /// many times the foreground ran in that window.
+  struct ReaderBeside {
+    double bytes_per_s = 0;
+    double window_s = 0;
+    int rounds = 0;
+  };
+  /// Runs `foreground` beside a sequential reader of 1 MiB requests, again until the reader
+  /// has finished two requests inside the window (a shorter window would read as 0 B/s: on a
+  /// loaded host a write can end before one read does), for at most 2 s of further rounds.
+  ReaderBeside sequential_read_beside(const std::function<void()>& foreground);
   struct Beside {
     double random_read_s = 0;           ///< per random read, while the sequential read runs
     double sequential_bytes_per_s = 0;  ///< the sequential read's rate meanwhile
