@@ -275,24 +275,26 @@ double cap_s(const Request& r, std::string_view algorithm, Protocol p) {
   return r.bytes / (cap * (algorithm == "tree" ? 0.5 : n / steps));
 }
 
-// What the pipeline's fill stretches the busiest link's time by: a tree's k pieces over its
-// 2 depth hops; the NVLS tree's few hops fill within a few percent (NCCL's model counts none).
-double fill(const Request& r, std::string_view algorithm) {
+// What the pipeline's fill stretches the busiest link's time by: a tree's k pieces (`chunks`
+// as asked, else its own) over its 2 depth hops; the NVLS tree's few hops fill within a few
+// percent (NCCL's model counts none).
+double fill(const Request& r, std::string_view algorithm, std::size_t chunks) {
   if (algorithm != "tree") return 1.0;
-  const double pieces = static_cast<double>(tree_pieces(r, 0));
+  const double pieces = static_cast<double>(tree_pieces(r, chunks));
   return (pieces + 2 * tree_depth(r) - 1) / pieces;
 }
 
 // How many times its payload a collective's copies move so that it keeps within its cap (the
 // cap bounds the whole collective, pipeline fill included).
-double payload_stretch(const Request& r, std::string_view algorithm, Protocol p) {
+double payload_stretch(const Request& r, std::string_view algorithm, Protocol p,
+                       std::size_t chunks) {
   const double capped_s = cap_s(r, algorithm, p);
-  const double filled = capped_s > 0 ? links_s(r, algorithm, p) * fill(r, algorithm) : 0;
+  const double filled = capped_s > 0 ? links_s(r, algorithm, p) * fill(r, algorithm, chunks) : 0;
   return filled > 0 && capped_s > filled ? capped_s / filled : 1.0;
 }
 
 double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
-  return links_s(r, algorithm, p) * fill(r, algorithm) * payload_stretch(r, algorithm, p);
+  return links_s(r, algorithm, p) * fill(r, algorithm, 0) * payload_stretch(r, algorithm, p, 0);
 }
 
 double estimate_s(const Request& r, std::string_view algorithm, Protocol p) {
@@ -487,7 +489,8 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
     plan.estimate_s = choice.estimate_s;
     collectives::StepBuilder builder(machine, plan.graph, family_of(choice.algorithm),
                                      choice.protocol);
-    builder.stretch_payload(payload_stretch(request, choice.algorithm, choice.protocol));
+    builder.stretch_payload(
+        payload_stretch(request, choice.algorithm, choice.protocol, options.chunks));
     const std::span<const DeviceId> gpus = request.gpus;
     const std::size_t n = gpus.size();
     // A pipeline's hop: the first two GPUs' route.
