@@ -75,10 +75,10 @@ std::string why_not(const Request& r, std::string_view algorithm) {
   const std::string name = "'" + r.machine.name() + "'";
   if (algorithm == "nvls") {
     if (r.servers.size() > 1)
-      return "nvls runs within one server (across servers NCCL's NVLS needs in-network "
-             "reduction, not modelled); the GPUs are on " +
+      return "nvls runs within one server (across servers NCCL's NVLS needs CollNet "
+             "switches, not modelled); the GPUs are on " +
              std::to_string(r.servers.size()) + " servers of " + name +
-             ": use nvls_tree, tree or hierarchical";
+             (r.op == "allreduce" ? ": use nvls_tree, tree or hierarchical" : ": use ring");
     if (collectives::shared_switch(r.machine, r.gpus, true) == kNoDevice) {
       const DeviceId shared = collectives::shared_switch(r.machine, r.gpus, false);
       return "nvls needs an NVSwitch that reduces in the switch (in_switch_reduction: true); " +
@@ -89,7 +89,9 @@ std::string why_not(const Request& r, std::string_view algorithm) {
   }
   if (algorithm == "nvls_tree") {
     if (r.servers.size() < 2)
-      return "nvls_tree joins servers; " + name + " has the GPUs on one: use nvls";
+      return "nvls_tree joins servers; " + name + " has the GPUs on one: use " +
+             (collectives::shared_switch(r.machine, r.gpus, true) == kNoDevice ? "ring or tree"
+                                                                               : "nvls");
     for (const auto& server : r.servers) {
       if (server.size() != r.servers.front().size())
         return "nvls_tree needs as many GPUs on every server; " + name + " has " +

@@ -294,6 +294,42 @@ TEST(Collectives, NvlsTreeReachesNcclsPerChannelBusBandwidth) {
   EXPECT_THROW(make_collective("reduce_scatter", m, options), InputError);
 }
 
+// The message of a refused request, or "" when it was accepted.
+std::string refusal(std::string_view op, const Machine& machine, std::string algorithm) {
+  CollectiveOptions options;
+  options.bytes = 8;
+  options.algorithm = std::move(algorithm);
+  options.protocol = "Simple";
+  try {
+    (void)make_collective(op, machine, options);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Collectives, ARefusalSuggestsAlgorithmsThatApply) {
+  const Machine cluster = resolve_topology("ib-cluster:2x8");
+  EXPECT_NE(refusal("allreduce", cluster, "nvls").find("use nvls_tree, tree or hierarchical"),
+            std::string::npos);
+  for (const char* op : {"all_gather", "reduce_scatter"}) {
+    SCOPED_TRACE(op);
+    const std::string message = refusal(op, cluster, "nvls");
+    EXPECT_NE(message.find(": use ring"), std::string::npos) << message;
+    EXPECT_EQ(message.find("tree"), std::string::npos) << message;
+    EXPECT_EQ(refusal(op, cluster, "ring"), "");
+  }
+  // One server: nvls where its switch reduces, else the ring or the tree.
+  EXPECT_NE(refusal("allreduce", resolve_topology("dgx-h100"), "nvls_tree").find(": use nvls"),
+            std::string::npos);
+  for (const char* topology : {"dgx-a100", "dgx1-v100"}) {
+    SCOPED_TRACE(topology);
+    const Machine m = resolve_topology(topology);
+    EXPECT_NE(refusal("allreduce", m, "nvls_tree").find(": use ring or tree"), std::string::npos);
+    EXPECT_EQ(refusal("allreduce", m, "tree"), "");
+  }
+}
+
 TEST(Collectives, HierarchicalPipelinesItsPhasesAndBeatsTheRing) {
   // ib-cluster:2x8@100: 12.5 GB/s NICs under 450 GB/s NVSwitch ports. Hierarchical:
   // reduce-scatter and all-gather inside each server (7/8 S at 450 GB/s each) and S/8 per
