@@ -78,6 +78,12 @@ struct CollectiveModel {
   /// The fixed cost of one chunk on one channel, paid in turn with its transfer. Measured
   /// from the H100 NVLS table: its time per byte drops where NCCL's chunk doubles.
   double nvls_chunk_s = 3.5e-6;
+  /// Point-to-point (send/recv) inside a server: NCCL's p2pnChannels, the channels (thread
+  /// blocks) a GPU's sends spread over, and the rate one channel moves, bytes/s (0: no
+  /// limit but the links'). NCCL gives one peer's part fewer channels the smaller it is
+  /// (addP2pToPlan, src/enqueue.cc); measured per GPU from published sendrecv tables.
+  int p2p_channels = 32;
+  double p2p_channel_bytes_per_s = 0;
 };
 
 }  // namespace opsim

@@ -251,6 +251,18 @@ const CollectiveParameter kCollectiveParameters[] = {
      .max = kMostCollectiveLatencyS,
      .zero_allowed = true,
      .doc = "NVLS: fixed cost of one chunk on one channel"},
+    {.key = "p2p_channels",
+     .member = &C::p2p_channels,
+     .unit = kCount,
+     .min = 1,
+     .max = 1024,
+     .doc = "send/recv: channels (thread blocks) a GPU's sends spread over (p2pnChannels)"},
+    {.key = "p2p_channel_bandwidth",
+     .member = &C::p2p_channel_bytes_per_s,
+     .unit = kBandwidth,
+     .zero_allowed = true,
+     .doc = "send/recv inside a server: the rate of one channel (0: the links' alone)",
+     .written_unless = 0},
 };
 
 }  // namespace

@@ -196,16 +196,25 @@ int run_collective(const CollectiveCommandOptions& given) {
   const std::vector<double> sizes = collective_sizes(options.sizes, options.factor);
   const Machine machine = apply_what_if(resolve_topology(options.topology), options.what_if);
   std::vector<DeviceId> gpus = machine.gpus();
+  if (options.gpus_per_server != 0) try {
+      gpus = first_gpus_per_server(machine, options.gpus_per_server);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--gpus-per-server: ") + e.what());
+    }
+  const std::string per_server_clause =
+      options.gpus_per_server == 0
+          ? ""
+          : " at " + std::to_string(options.gpus_per_server) + " per server";
   if (options.gpus != 0) {
     if (options.gpus < 2) throw InputError("--gpus: needs at least 2 GPUs");
     if (static_cast<std::size_t>(options.gpus) > gpus.size())
       throw InputError("--gpus " + std::to_string(options.gpus) + ": topology '" + machine.name() +
-                       "' has only " + std::to_string(gpus.size()) + " GPUs");
+                       "' has only " + std::to_string(gpus.size()) + " GPUs" + per_server_clause);
     gpus.resize(static_cast<std::size_t>(options.gpus));
   }
   if (gpus.size() < 2)
     throw InputError("--topology " + options.topology + ": a collective needs at least 2 GPUs, '" +
-                     machine.name() + "' has " + std::to_string(gpus.size()));
+                     machine.name() + "' has " + std::to_string(gpus.size()) + per_server_clause);
   const std::vector<Row> rows = run_rows(options, machine, gpus, sizes);
   if (options.format == "json")
     print_json(options, machine, gpus.size(), rows);
@@ -239,6 +248,11 @@ Command register_collective_command(CLI::App& opsim) {
       ->capture_default_str();
   command->add_option("--gpus", options->gpus, "Use the first N GPUs (default: all)")
       ->check(CLI::Range(2, 1 << 20));
+  command
+      ->add_option("--gpus-per-server", options->gpus_per_server,
+                   "Use the first G GPUs of every server, as a job of G ranks per node "
+                   "(default: all); --gpus then takes the first N of those")
+      ->check(CLI::Range(1, 1 << 20));
   command
       ->add_option("--sizes", options->sizes,
                    "MIN:MAX bytes per rank as nccl-tests' -b/-e (8B:8GB, 1KiB:1GiB) or one size")

@@ -16,6 +16,7 @@ struct CollectiveCommandOptions {
   std::string op = "allreduce";
   std::string topology = "pcie-switch-4gpu";
   int gpus = 0;                         ///< the first N GPUs; 0: all
+  int gpus_per_server = 0;              ///< the first G GPUs of every server; 0: all
   std::string sizes = "8B:128MB";       ///< MIN:MAX, or one size
   double factor = 2;                    ///< each size is the one before times this
   std::vector<std::string> algorithms;  ///< empty: auto (NCCL's tuner, by size)

@@ -59,6 +59,11 @@ CheckedTable prepare(const std::string& csv_path) {
     fail_model(model, "topology '" + model.topology + "': " + e.what());
   }
   table.gpus = table.machine.gpus();
+  if (model.gpus_per_server > 0) try {
+      table.gpus = first_gpus_per_server(table.machine, model.gpus_per_server);
+    } catch (const InputError& e) {
+      fail_model(model, "topology '" + model.topology + "': " + e.what());
+    }
   if (table.gpus.size() < static_cast<std::size_t>(model.gpus))
     fail_model(model, "topology '" + model.topology + "' has " + std::to_string(table.gpus.size()) +
                           " GPUs, the table " + std::to_string(model.gpus));
@@ -148,9 +153,12 @@ Overall overall_of(const std::vector<CheckedTable>& tables) {
 
 std::string table_heading(const CheckedTable& table) {
   const NcclReferenceModel& model = table.reference.model;
-  std::string heading = file_name(table.reference.csv_path) + ": " + model.op + " on " +
-                        model.topology + ", " + std::to_string(model.gpus) + " GPUs, algorithm " +
-                        model.algorithm;
+  std::string heading =
+      file_name(table.reference.csv_path) + ": " + model.op + " on " + model.topology + ", " +
+      std::to_string(model.gpus) + " GPUs" +
+      (model.gpus_per_server > 0 ? " (" + std::to_string(model.gpus_per_server) + " per server)"
+                                 : "") +
+      ", algorithm " + model.algorithm;
   if (!model.protocol.empty()) heading += ", protocol " + model.protocol;
   if (model.gpus_per_thread > 1)
     heading += ", " + std::to_string(model.gpus_per_thread) + " GPUs per thread (-g)";

@@ -6,7 +6,10 @@
 // (nccl-tests' sendrecv_perf): GPU i sends S to GPU i+1. A send to another server whose GPU sits on
 // another rail goes as NCCL's PXN sends it: over NVLink to the local GPU of the receiver's rail,
 // then out through that GPU's NIC (its forwards on a lane of their own), never through a CPU's PCIe
-// root.
+// root. Inside a server a send runs on the channels NCCL gives its size (p2p_channels_for), each
+// at most p2p_channel_bandwidth: a smaller send has fewer channels, so a slower rate.
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "experiments/collectives/collective_common.hpp"
@@ -53,7 +56,37 @@ void send(StepBuilder& builder, const Rails& rails, DeviceId from, DeviceId to, 
   builder.after(to_relay, builder.copy(relay, to, bytes, name, kRelayLane, false));
 }
 
+// NCCL_P2P_NVL_CHUNKSIZE's default: a part passes 32 of them, or is below 1/8 of one.
+constexpr double kP2pNvlinkChunkBytes = 512.0 * 1024;
+
 }  // namespace
+
+std::size_t p2p_channels_for(const CollectiveModel& model, double bytes, std::size_t ranks) {
+  const std::size_t most = static_cast<std::size_t>(model.p2p_channels);
+  std::size_t fewest = most;
+  while (fewest * ranks > most && fewest > 1) fewest /= 2;
+  const double smallest_part = kP2pNvlinkChunkBytes / 8;
+  const double largest_part = kP2pNvlinkChunkBytes * 32;
+  std::size_t channels =
+      std::min(fewest, static_cast<std::size_t>(std::max(1.0, std::ceil(bytes / smallest_part))));
+  while (bytes / static_cast<double>(channels) > largest_part && channels <= most / 2)
+    channels *= 2;
+  return channels;
+}
+
+double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, DeviceId to,
+                   double bytes, std::size_t ranks) {
+  const CollectiveModel& model = machine.collectives();
+  const LinkClass link = link_class(machine, from, to);
+  if (protocol == Protocol::kWire || link != LinkClass::kNvlink ||
+      model.p2p_channel_bytes_per_s <= 0)
+    return 1.0;
+  const double links_bytes_per_s =
+      machine.route_bytes_per_s(from, to) * efficiency(model, protocol, link);
+  const double channels_bytes_per_s =
+      static_cast<double>(p2p_channels_for(model, bytes, ranks)) * model.p2p_channel_bytes_per_s;
+  return std::max(1.0, links_bytes_per_s / channels_bytes_per_s);
+}
 
 void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes) {
   const std::size_t n = gpus.size();
@@ -75,7 +108,9 @@ void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double b
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t j = (i + 1) % n;
     name.clear().text("send ").number(i).text("→").number(j);
-    send(builder, rails, gpus[i], gpus[j], bytes, name.view(), true);
+    const double stretch =
+        p2p_stretch(builder.machine(), builder.protocol(), gpus[i], gpus[j], bytes, n);
+    send(builder, rails, gpus[i], gpus[j], bytes * stretch, name.view(), true);
   }
 }
 

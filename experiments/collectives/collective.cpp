@@ -244,7 +244,10 @@ double links_s(const Request& r, std::string_view algorithm, Protocol p) {
     const DeviceId b = r.gpus[r.servers.size() > 1 ? r.servers.front().size() % r.gpus.size() : 1];
     const double eff = collectives::efficiency(m, p, collectives::link_class(machine, a, b));
     const double share = r.op == "all_to_all" ? (n - 1) / n : 1.0;
-    return r.bytes * share / (machine.route_bytes_per_s(a, b) * eff);
+    const double stretch = r.op == "sendrecv"
+                               ? collectives::p2p_stretch(machine, p, a, b, r.bytes, r.gpus.size())
+                               : 1.0;
+    return r.bytes * share * stretch / (machine.route_bytes_per_s(a, b) * eff);
   }
   return collectives::ring_transfer_s(machine, r.op, r.gpus, r.bytes, p);
 }
@@ -369,6 +372,19 @@ void add_launches(const Machine& machine, std::span<const DeviceId> gpus, int gp
 }
 
 }  // namespace
+
+std::vector<DeviceId> first_gpus_per_server(const Machine& machine, int per_server) {
+  const auto servers = collectives::gpus_by_node(machine, machine.gpus());
+  std::vector<DeviceId> gpus;
+  for (const auto& server : servers) {
+    if (per_server < 1 || server.size() < static_cast<std::size_t>(per_server))
+      throw InputError(std::to_string(per_server) + " GPUs per server: the server of '" +
+                       machine.device(server.front()).name + "' on '" + machine.name() + "' has " +
+                       std::to_string(server.size()));
+    gpus.insert(gpus.end(), server.begin(), server.begin() + per_server);
+  }
+  return gpus;
+}
 
 std::vector<std::string_view> collective_names() {
   return {std::begin(kCollectives), std::end(kCollectives)};

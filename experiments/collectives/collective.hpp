@@ -79,6 +79,11 @@ double bus_factor(std::string_view op, std::size_t n);
 /// of that order), at most 4096 (from 512 MiB on, the pieces grow).
 std::size_t pipeline_chunks(double bytes);
 
+/// The first `per_server` GPUs of every server (Device::node) of `machine`, servers in
+/// order: the ranks of a job that runs that many per node (nccl-tests on N nodes x G GPUs).
+/// Throws InputError ("G GPUs per server: the server of ... has n") when one has fewer.
+std::vector<DeviceId> first_gpus_per_server(const Machine& machine, int per_server);
+
 /// Builds the op graph (sealed). Throws InputError with a one-line message on an unknown
 /// collective, algorithm or protocol, an algorithm that does not apply to the collective or
 /// the machine (saying why), fewer than 2 GPUs, a non-GPU or repeated id, a size that is not

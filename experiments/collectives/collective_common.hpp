@@ -127,6 +127,16 @@ void add_hierarchical(StepBuilder& builder, std::span<const DeviceId> gpus, doub
                       std::size_t pieces);
 void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);
 void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes);
+/// The channels NCCL spreads one peer's part of `bytes` over inside a server, of `ranks`
+/// (addP2pToPlan and scheduleP2pTasksToPlan, src/enqueue.cc): p2p_channels / 2^k, the most
+/// with which p2p_channels hold one channel per rank, doubled while a channel's share passes
+/// 32 x NCCL's 512 KiB NVLink chunk, up to p2p_channels.
+std::size_t p2p_channels_for(const CollectiveModel& model, double bytes, std::size_t ranks);
+/// How many times its payload a send of `bytes` from `from` to `to` moves so that it keeps
+/// within its channels' rate (p2p_channels_for x p2p_channel_bandwidth), >= 1; 1 across
+/// servers, on PCIe, with the wire protocol or with no channel rate set.
+double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, DeviceId to,
+                   double bytes, std::size_t ranks);
 
 // Transfer time alone (no latency) each generator's copies need at least: the busiest link
 // direction's bytes (payload over the protocol's and link's efficiency) over its rate.

@@ -29,9 +29,9 @@ constexpr double kPrintSlackFraction = 0.003;
 constexpr std::string_view kRequiredColumns[] = {"bytes", "time_us", "algbw_GBps", "busbw_GBps"};
 constexpr std::string_view kOptionalColumns[] = {
     "count", "type", "redop", "time_us_inplace", "algbw_GBps_inplace", "busbw_GBps_inplace"};
-constexpr std::string_view kModelKeys[] = {"op",        "topology", "gpus",
-                                           "algorithm", "protocol", "gpus_per_thread",
-                                           "counts",    "reason",   "source"};
+constexpr std::string_view kModelKeys[] = {
+    "op",       "topology",        "gpus",   "gpus_per_server", "algorithm",
+    "protocol", "gpus_per_thread", "counts", "reason",          "source"};
 
 [[noreturn]] void fail_at(const std::string& source, int line, const std::string& what) {
   throw InputError(source + ":" + std::to_string(line) + ": " + what);
@@ -208,6 +208,10 @@ NcclReferenceModel parse_nccl_reference_model(std::string_view text, const std::
       reader.fail(value.Mark(), "unknown protocol '" + model.protocol +
                                     "' (choose LL, LL128, Simple, wire, or a list such as "
                                     "LL,Simple for the protocols the run's NCCL had)");
+  });
+  reader.optional(root, "gpus_per_server", [&](const YAML::Node& value) {
+    model.gpus_per_server =
+        static_cast<int>(reader.integer(value, "gpus_per_server", 1, model.gpus));
   });
   reader.optional(root, "gpus_per_thread", [&](const YAML::Node& value) {
     model.gpus_per_thread =

@@ -39,16 +39,17 @@ struct NcclReferenceModel {
   std::string op;                  ///< allreduce, all_gather, all_to_all, ...
   std::string topology;            ///< as --topology takes it
   int gpus = 0;                    ///< ranks; the machine's first `gpus` GPUs
+  int gpus_per_server = 0;         ///< > 0: of the first that many GPUs of every server
   std::string algorithm = "auto";  ///< "auto", or the algorithm the run forced
   /// empty (auto); LL / LL128 / Simple when forced; a list (LL,Simple) when the run's NCCL
   /// had only those; wire: links only
   std::string protocol;
-  int gpus_per_thread = 1;         ///< nccl-tests' -g: GPUs one thread launches for
-  bool counts = true;              ///< counts toward the accuracy goal
-  std::string reason;              ///< why it does not count
-  std::string source;              ///< where the table was published
-  int topology_line = 0;           ///< line of 'topology' in the YAML, for messages
-  std::string metadata_path;       ///< the YAML file
+  int gpus_per_thread = 1;    ///< nccl-tests' -g: GPUs one thread launches for
+  bool counts = true;         ///< counts toward the accuracy goal
+  std::string reason;         ///< why it does not count
+  std::string source;         ///< where the table was published
+  int topology_line = 0;      ///< line of 'topology' in the YAML, for messages
+  std::string metadata_path;  ///< the YAML file
 };
 
 struct NcclReference {

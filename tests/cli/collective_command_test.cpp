@@ -48,6 +48,22 @@ TEST(CliCollective, AllreduceOnFourNvlinkRingGpusHasTwiceTheLinksBusBandwidth) {
   EXPECT_NEAR(row.at("algbw_GBps").get<double>(), 50.0 / 1.5, 0.5 / 1.5);
 }
 
+TEST(CliCollective, GpusPerServerRingsOverThatManyNicsPerServer) {
+  // ib-cluster:4x8@400 with G ranks per server: the ring crosses the servers on G rails of
+  // 50 GB/s NICs, so the bus bandwidth is G x 50 GB/s (over the links alone).
+  for (int per_server : {1, 2}) {
+    SCOPED_TRACE(per_server);
+    const auto r = opsim("collective --topology ib-cluster:4x8 --gpus-per-server " +
+                         std::to_string(per_server) +
+                         " --algorithm ring --protocol wire --sizes 1GB --format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc.at("gpus"), 4 * per_server);
+    EXPECT_NEAR(doc.at("results")[0].at("busbw_GBps").get<double>(), 50.0 * per_server,
+                0.01 * 50 * per_server);
+  }
+}
+
 TEST(CliCollective, AutoPrintsWhatItChosePerSize) {
   // dgx-h100: the ring with LL at 8 B, NVLS at 1 GiB (its NVSwitch reduces in the switch).
   const auto r =
@@ -152,6 +168,10 @@ TEST(CliCollective, BadFlagsAreOneLineAndExit2) {
       "collective --factor 0.5",
       "collective --factor two",
       "collective --sizes 1B:1GB --factor 1.0001",
+      "collective --gpus-per-server 0",
+      "collective --topology ib-cluster:3x2 --gpus-per-server 3",
+      "collective --topology ib-cluster:3x2 --gpus-per-server 1 --gpus 4",
+      "collective --topology dgx-h100 --gpus-per-server 1",
       "collective --gpus 1",
       "collective --gpus 5",
       "collective --topology nvlink-ring:4 --gpus 8",

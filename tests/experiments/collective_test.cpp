@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "common/input_error.hpp"
+#include "experiments/collectives/collective_common.hpp"
 #include "sim/simulate.hpp"
 #include "topologies/topology_catalog.hpp"
 #include "topologies/topology_yaml.hpp"
@@ -330,6 +331,18 @@ TEST(Collectives, ARefusalSuggestsAlgorithmsThatApply) {
   }
 }
 
+TEST(Collectives, FirstGpusPerServerTakesTheSameCountFromEveryServer) {
+  const Machine m = resolve_topology("ib-cluster:3x4");
+  const std::vector<DeviceId> gpus = first_gpus_per_server(m, 2);
+  ASSERT_EQ(gpus.size(), 6u);
+  const std::vector<DeviceId> all = m.gpus();
+  for (std::size_t server = 0; server < 3; ++server)
+    for (std::size_t k = 0; k < 2; ++k) EXPECT_EQ(gpus[2 * server + k], all[4 * server + k]);
+  EXPECT_EQ(first_gpus_per_server(m, 4), all);
+  EXPECT_THROW(first_gpus_per_server(m, 5), InputError);
+  EXPECT_THROW(first_gpus_per_server(m, 0), InputError);
+}
+
 TEST(Collectives, HierarchicalPipelinesItsPhasesAndBeatsTheRing) {
   // ib-cluster:2x8@100: 12.5 GB/s NICs under 450 GB/s NVSwitch ports. Hierarchical:
   // reduce-scatter and all-gather inside each server (7/8 S at 450 GB/s each) and S/8 per
@@ -499,6 +512,37 @@ TEST(Collectives, SendRecvMovesSOverOneHop) {
   // Each GPU sends S to the next at once: S/B through the book's switch.
   const Machine m = resolve_topology("pcie-switch-4gpu");
   expect_time(simulate_s(m, "sendrecv", 160e6), 160e6 / kPcie);
+}
+
+TEST(Collectives, SendRecvInsideAServerRunsOnNcclsChannelsForItsSize) {
+  // NCCL's addP2pToPlan with 32 channels: on 8 ranks a peer's part starts on 32/8 = 4 and
+  // doubles while a channel's share passes 16 MiB, up to 32; on 4 ranks it starts on 8.
+  const Machine h100 = resolve_topology("dgx-h100");
+  const CollectiveModel& model = h100.collectives();
+  const double mib = 1048576;
+  const std::pair<double, std::size_t> eight[] = {{64 * 1024, 1},  {32 * mib, 4},   {64 * mib, 4},
+                                                  {128 * mib, 8},  {256 * mib, 16}, {512 * mib, 32},
+                                                  {4096 * mib, 32}};
+  for (const auto& [bytes, channels] : eight)
+    EXPECT_EQ(collectives::p2p_channels_for(model, bytes, 8), channels) << bytes;
+  EXPECT_EQ(collectives::p2p_channels_for(model, 32 * mib, 4), 8u);
+  EXPECT_EQ(collectives::p2p_channels_for(model, 32 * mib, 80), 2u);  // 1, doubled past 16 MiB
+  // Each channel moves at most p2p_channel_bandwidth (20.4 GB/s on the H100 preset): 32 MiB
+  // on 4 channels, past the links' 370.8 GB/s.
+  const double bytes = 32 * mib;
+  const double channels_s = bytes / (4 * model.p2p_channel_bytes_per_s);
+  const double capped_s = simulate_s(h100, "sendrecv", bytes, 0, "", "Simple");
+  EXPECT_GE(capped_s, channels_s);
+  EXPECT_LT(capped_s, channels_s + 15e-6);
+  // Without a channel rate (0) the links alone set it.
+  Machine free = h100;
+  free.mutable_collectives().p2p_channel_bytes_per_s = 0;
+  EXPECT_LT(simulate_s(free, "sendrecv", bytes, 0, "", "Simple"), 0.3 * capped_s);
+  // The tuner's estimate pays the same channels.
+  CollectiveOptions options;
+  options.bytes = bytes;
+  options.protocol = "Simple";
+  EXPECT_NEAR(choose_collective("sendrecv", h100, options).estimate_s, capped_s, 0.05 * capped_s);
 }
 
 TEST(Collectives, TreesAcrossServersUseEveryRail) {

@@ -141,8 +141,17 @@ TEST(NcclReferenceModel, ReadsEveryKeyAndDefaultsCountsToTrue) {
       "noisy\n",
       "t.yaml");
   EXPECT_EQ(auto_model.algorithm, "auto");
+  EXPECT_EQ(auto_model.gpus_per_server, 0);  // all of each server's GPUs
   EXPECT_FALSE(auto_model.counts);
   EXPECT_EQ(auto_model.reason, "noisy");
+
+  // A run of G ranks per node.
+  EXPECT_EQ(parse_nccl_reference_model(
+                "op: sendrecv\ntopology: ib-cluster:10x8\ngpus: 20\ngpus_per_server: 2\n"
+                "algorithm: auto\n",
+                "t.yaml")
+                .gpus_per_server,
+            2);
 
   // The protocols an old NCCL had (no LL128 before 2.5) as a list the tuner chooses from.
   EXPECT_EQ(parse_nccl_reference_model(
@@ -178,6 +187,8 @@ TEST(NcclReferenceModel, EveryBadModelIsOneLineNamingFileLineAndColumn) {
        "t.yaml:3:7: 'gpus' must be from 2 to 1048576, got 1"},
       {"op: allreduce\ntopology: dgx-a100\ngpus: eight\nalgorithm: auto\n",
        "t.yaml:3:7: 'gpus' must be an integer, got 'eight'"},
+      {base + "gpus_per_server: 9\nalgorithm: auto\n",
+       "t.yaml:4:18: 'gpus_per_server' must be from 1 to 8, got 9"},
       {base + "algorithm: auto\ncounts: maybe\n", "t.yaml:5:9: 'counts' must be true or false"},
       {base + "algorithm: auto\ncounts: false\n", "t.yaml:5:9: counts: false needs a 'reason'"},
   };
