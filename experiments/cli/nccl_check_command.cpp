@@ -199,12 +199,18 @@ void print_table(const std::vector<CheckedTable>& tables) {
 
 nlohmann::json table_json(const CheckedTable& table) {
   const NcclReferenceModel& model = table.reference.model;
-  nlohmann::json out = {
-      {"file", table.reference.csv_path}, {"op", model.op},
-      {"topology", model.topology},       {"gpus", model.gpus},
-      {"algorithm", model.algorithm},     {"opsim_algorithm", algorithm_run(model)},
-      {"protocol", model.protocol},       {"counts", model.counts},
-      {"reason", model.reason},           {"source", model.source}};
+  nlohmann::json out = {{"file", table.reference.csv_path},
+                        {"op", model.op},
+                        {"topology", model.topology},
+                        {"gpus", model.gpus},
+                        {"algorithm", model.algorithm},
+                        {"opsim_algorithm", algorithm_run(model)},
+                        {"protocol", model.protocol},
+                        {"counts", model.counts},
+                        {"reason", model.reason},
+                        {"source", model.source},
+                        {"gpus_per_server", model.gpus_per_server},
+                        {"gpus_per_thread", model.gpus_per_thread}};
   out["rows"] = nlohmann::json::array();
   for (const NcclCheckRow& row : table.rows)
     out["rows"].push_back({{"bytes", row.bytes},

@@ -83,8 +83,9 @@ double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, Dev
     return 1.0;
   const double links_bytes_per_s =
       machine.route_bytes_per_s(from, to) * efficiency(model, protocol, link);
-  const double channels_bytes_per_s =
-      static_cast<double>(p2p_channels_for(model, bytes, ranks)) * model.p2p_channel_bytes_per_s;
+  const double channels_bytes_per_s = static_cast<double>(p2p_channels_for(model, bytes, ranks)) *
+                                      model.p2p_channel_bytes_per_s *
+                                      protocol_efficiency(model, protocol);
   return std::max(1.0, links_bytes_per_s / channels_bytes_per_s);
 }
 

@@ -26,6 +26,8 @@ std::string_view protocol_name(Protocol protocol);
 /// The class of the route src -> dst: network when it crosses InfiniBand or Ethernet, else
 /// NVLink when it crosses only NVLinks (and switches), else PCIe.
 LinkClass link_class(const Machine& machine, DeviceId src, DeviceId dst);
+/// Payload per byte a protocol moves (LL's 4 data bytes of 8, ...); 1 for kWire.
+double protocol_efficiency(const CollectiveModel& model, Protocol protocol);
 /// Payload per byte on the wire: the protocol's efficiency times the link class's.
 double efficiency(const CollectiveModel& model, Protocol protocol, LinkClass link);
 /// The fixed cost of one step of `family` over `link`; 0 for kWire.
@@ -133,8 +135,9 @@ void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double b
 /// 32 x NCCL's 512 KiB NVLink chunk, up to p2p_channels.
 std::size_t p2p_channels_for(const CollectiveModel& model, double bytes, std::size_t ranks);
 /// How many times its payload a send of `bytes` from `from` to `to` moves so that it keeps
-/// within its channels' rate (p2p_channels_for x p2p_channel_bandwidth), >= 1; 1 across
-/// servers, on PCIe, with the wire protocol or with no channel rate set.
+/// within its channels' rate (p2p_channels_for x p2p_channel_bandwidth of wire bytes, so
+/// of payload at the protocol's efficiency), >= 1; 1 across servers, on PCIe, with the wire
+/// protocol or with no channel rate set.
 double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, DeviceId to,
                    double bytes, std::size_t ranks);
 

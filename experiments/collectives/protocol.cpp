@@ -40,15 +40,19 @@ LinkClass link_class(const Machine& machine, DeviceId src, DeviceId dst) {
   return only_nvlink ? LinkClass::kNvlink : LinkClass::kPcie;
 }
 
+double protocol_efficiency(const CollectiveModel& model, Protocol protocol) {
+  return protocol == Protocol::kWire    ? 1.0
+         : protocol == Protocol::kLL    ? model.ll_efficiency
+         : protocol == Protocol::kLL128 ? model.ll128_efficiency
+                                        : model.simple_efficiency;
+}
+
 double efficiency(const CollectiveModel& model, Protocol protocol, LinkClass link) {
   if (protocol == Protocol::kWire) return 1.0;
-  const double of_protocol = protocol == Protocol::kLL      ? model.ll_efficiency
-                             : protocol == Protocol::kLL128 ? model.ll128_efficiency
-                                                            : model.simple_efficiency;
   const double of_link = link == LinkClass::kNvlink ? model.nvlink_efficiency
                          : link == LinkClass::kPcie ? model.pcie_efficiency
                                                     : model.network_efficiency;
-  return of_protocol * of_link;
+  return protocol_efficiency(model, protocol) * of_link;
 }
 
 double step_latency_s(const CollectiveModel& m, Family family, Protocol protocol, LinkClass link) {

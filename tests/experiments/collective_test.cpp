@@ -543,6 +543,12 @@ TEST(Collectives, SendRecvInsideAServerRunsOnNcclsChannelsForItsSize) {
   options.bytes = bytes;
   options.protocol = "Simple";
   EXPECT_NEAR(choose_collective("sendrecv", h100, options).estimate_s, capped_s, 0.05 * capped_s);
+  // A channel's rate is of wire bytes: LL, half of them flags, gets half the payload rate,
+  // so auto takes Simple for large sends.
+  const double ll_s = simulate_s(h100, "sendrecv", bytes, 0, "", "LL");
+  EXPECT_NEAR(ll_s, 2 * channels_s, 0.05 * channels_s);
+  options.protocol = "auto";
+  EXPECT_EQ(choose_collective("sendrecv", h100, options).protocol, "Simple");
 }
 
 TEST(Collectives, TreesAcrossServersUseEveryRail) {
