@@ -84,6 +84,11 @@ struct CollectiveModel {
   /// (addP2pToPlan, src/enqueue.cc); measured per GPU from published sendrecv tables.
   int p2p_channels = 32;
   double p2p_channel_bytes_per_s = 0;
+  /// Across servers: the channels NCCL gives a network peer (2 per NIC to start with, as
+  /// many after its cut for many peers) and what NCCL reckons one moves
+  /// (P2P_PER_CHANNEL_NET_BW, src/graph/paths.cc), bytes/s (0: the links' alone).
+  int p2p_network_channels = 2;
+  double p2p_network_channel_bytes_per_s = 14e9;
 };
 
 }  // namespace opsim

@@ -263,6 +263,17 @@ const CollectiveParameter kCollectiveParameters[] = {
      .zero_allowed = true,
      .doc = "send/recv inside a server: the rate of one channel (0: the links' alone)",
      .written_unless = 0},
+    {.key = "p2p_network_channels",
+     .member = &C::p2p_network_channels,
+     .unit = kCount,
+     .min = 1,
+     .max = 1024,
+     .doc = "send/recv across servers: channels per peer"},
+    {.key = "p2p_network_channel_bandwidth",
+     .member = &C::p2p_network_channel_bytes_per_s,
+     .unit = kBandwidth,
+     .zero_allowed = true,
+     .doc = "send/recv across servers: the rate of one channel (0: the links' alone)"},
 };
 
 }  // namespace

@@ -7,7 +7,8 @@
 // another rail goes as NCCL's PXN sends it: over NVLink to the local GPU of the receiver's rail,
 // then out through that GPU's NIC (its forwards on a lane of their own), never through a CPU's PCIe
 // root. Inside a server a send runs on the channels NCCL gives its size (p2p_channels_for), each
-// at most p2p_channel_bandwidth: a smaller send has fewer channels, so a slower rate.
+// at most p2p_channel_bandwidth: a smaller send has fewer channels, so a slower rate. Across
+// servers it runs on p2p_network_channels, each at most p2p_network_channel_bandwidth.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -45,15 +46,16 @@ class Rails {
   std::map<DeviceId, std::pair<std::size_t, std::size_t>> place_;
 };
 
+// `stretch`: how many times its bytes the send's last hop moves (p2p_stretch).
 void send(StepBuilder& builder, const Rails& rails, DeviceId from, DeviceId to, double bytes,
-          std::string_view name, bool first) {
+          std::string_view name, bool first, double stretch = 1.0) {
   const DeviceId relay = rails.relay(builder.machine(), from, to);
   if (relay == kNoDevice) {
-    builder.copy(from, to, bytes, name, kOwnLane, first);
+    builder.copy(from, to, bytes * stretch, name, kOwnLane, first);
     return;
   }
   const OpId to_relay = builder.copy(from, relay, bytes, name, kOwnLane, first);
-  builder.after(to_relay, builder.copy(relay, to, bytes, name, kRelayLane, false));
+  builder.after(to_relay, builder.copy(relay, to, bytes * stretch, name, kRelayLane, false));
 }
 
 // NCCL_P2P_NVL_CHUNKSIZE's default: a part passes 32 of them, or is below 1/8 of one.
@@ -78,14 +80,17 @@ double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, Dev
                    double bytes, std::size_t ranks) {
   const CollectiveModel& model = machine.collectives();
   const LinkClass link = link_class(machine, from, to);
-  if (protocol == Protocol::kWire || link != LinkClass::kNvlink ||
-      model.p2p_channel_bytes_per_s <= 0)
-    return 1.0;
+  const bool across = link == LinkClass::kNetwork;
+  const double channel_bytes_per_s = across ? model.p2p_network_channel_bytes_per_s
+                                     : link == LinkClass::kNvlink ? model.p2p_channel_bytes_per_s
+                                                                  : 0;
+  if (protocol == Protocol::kWire || channel_bytes_per_s <= 0) return 1.0;
+  const std::size_t channels = across ? static_cast<std::size_t>(model.p2p_network_channels)
+                                      : p2p_channels_for(model, bytes, ranks);
   const double links_bytes_per_s =
       machine.route_bytes_per_s(from, to) * efficiency(model, protocol, link);
-  const double channels_bytes_per_s = static_cast<double>(p2p_channels_for(model, bytes, ranks)) *
-                                      model.p2p_channel_bytes_per_s *
-                                      protocol_efficiency(model, protocol);
+  const double channels_bytes_per_s =
+      static_cast<double>(channels) * channel_bytes_per_s * protocol_efficiency(model, protocol);
   return std::max(1.0, links_bytes_per_s / channels_bytes_per_s);
 }
 
@@ -111,7 +116,7 @@ void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double b
     name.clear().text("send ").number(i).text("→").number(j);
     const double stretch =
         p2p_stretch(builder.machine(), builder.protocol(), gpus[i], gpus[j], bytes, n);
-    send(builder, rails, gpus[i], gpus[j], bytes * stretch, name.view(), true);
+    send(builder, rails, gpus[i], gpus[j], bytes, name.view(), true, stretch);
   }
 }
 

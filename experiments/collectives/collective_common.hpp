@@ -136,7 +136,8 @@ void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double b
 std::size_t p2p_channels_for(const CollectiveModel& model, double bytes, std::size_t ranks);
 /// How many times its payload a send of `bytes` from `from` to `to` moves so that it keeps
 /// within its channels' rate (p2p_channels_for x p2p_channel_bandwidth of wire bytes, so
-/// of payload at the protocol's efficiency), >= 1; 1 across servers, on PCIe, with the wire
+/// of payload at the protocol's efficiency), >= 1. Across servers the channels are
+/// p2p_network_channels at p2p_network_channel_bandwidth each; 1 on PCIe, with the wire
 /// protocol or with no channel rate set.
 double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, DeviceId to,
                    double bytes, std::size_t ranks);

@@ -549,6 +549,17 @@ TEST(Collectives, SendRecvInsideAServerRunsOnNcclsChannelsForItsSize) {
   EXPECT_NEAR(ll_s, 2 * channels_s, 0.05 * channels_s);
   options.protocol = "auto";
   EXPECT_EQ(choose_collective("sendrecv", h100, options).protocol, "Simple");
+  // Across servers a peer gets p2p_network_channels (2) of NCCL's 14 GB/s each, below the
+  // 400 Gb/s NIC: one GPU per server, each sending 1 GiB to the next server.
+  const Machine cluster = resolve_topology("ib-cluster:4x8");
+  CollectiveOptions across;
+  across.bytes = 1073741824;
+  across.protocol = "Simple";
+  across.gpus = first_gpus_per_server(cluster, 1);
+  const double across_s =
+      simulate_isolated(cluster, make_collective("sendrecv", cluster, across).graph).makespan_s;
+  EXPECT_GT(across_s, across.bytes / 28e9);
+  EXPECT_LT(across_s, across.bytes / 28e9 + 50e-6);
 }
 
 TEST(Collectives, TreesAcrossServersUseEveryRail) {
