@@ -94,12 +94,15 @@ PointMetrics run_strategy_point(const SweepSpec& spec, const SweepPoint& point) 
   return m;
 }
 
-std::vector<DeviceId> first_gpus(const Machine& machine, int count) {
-  std::vector<DeviceId> gpus = machine.gpus();
+// The first `count` GPUs (0: all) of the first `per_server` of every server (0: all of them).
+std::vector<DeviceId> first_gpus(const Machine& machine, int count, int per_server = 0) {
+  std::vector<DeviceId> gpus =
+      per_server > 0 ? first_gpus_per_server(machine, per_server) : machine.gpus();
   if (count <= 0) return gpus;
   if (static_cast<std::size_t>(count) > gpus.size())
     throw InputError("gpus " + std::to_string(count) + ": topology '" + machine.name() +
-                     "' has only " + std::to_string(gpus.size()) + " GPUs");
+                     "' has only " + std::to_string(gpus.size()) + " GPUs" +
+                     (per_server > 0 ? " at " + std::to_string(per_server) + " per server" : ""));
   gpus.resize(static_cast<std::size_t>(count));
   return gpus;
 }
@@ -110,7 +113,8 @@ PointMetrics run_collective_point(const SweepSpec& spec, const SweepPoint& point
   const std::string op = point_value(spec, point, "op");
   CollectiveOptions options;
   options.bytes = std::stod(point_value(spec, point, "bytes"));
-  options.gpus = first_gpus(machine, std::stoi(point_value(spec, point, "gpus", "0")));
+  options.gpus = first_gpus(machine, std::stoi(point_value(spec, point, "gpus", "0")),
+                            std::stoi(point_value(spec, point, "gpus_per_server", "0")));
   options.algorithm = point_value(spec, point, "algorithm");
   options.protocol = point_value(spec, point, "protocol", "auto");
   const CollectivePlan plan = make_collective(op, machine, options);

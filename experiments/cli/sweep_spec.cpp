@@ -40,6 +40,7 @@ constexpr AxisKey kAxisKeys[] = {
     {"traces", "trace", bit(SweepKind::kReplay)},
     {"topologies", "topology", kAllKinds},
     {"gpus", "gpus", kGradientKinds},
+    {"gpus_per_server", "gpus_per_server", bit(SweepKind::kCollective)},
     {"bytes", "bytes", kGradientKinds},
     {"link_bandwidth_scale", "link_bandwidth_scale", kAllKinds},
     {"set", "", kAllKinds},
@@ -206,6 +207,13 @@ class SpecReader {
       const long n = std::strtol(value.c_str(), &end, 10);
       if (*end != '\0' || n < 2 || n > 1'000'000)
         fail(item, key, "'" + value + "' is not a GPU count from 2 to 1000000");
+      return std::to_string(n);
+    }
+    if (key == "gpus_per_server") {
+      char* end = nullptr;
+      const long n = std::strtol(value.c_str(), &end, 10);
+      if (*end != '\0' || n < 1 || n > 1'000'000)
+        fail(item, key, "'" + value + "' is not a GPU count from 1 to 1000000");
       return std::to_string(n);
     }
     if (key == "comm_only") {

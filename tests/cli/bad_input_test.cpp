@@ -408,6 +408,13 @@ const BadCase kCases[] = {
                   "gpus: [1]\n");
      },
      "sweep s.yaml", "s.yaml:4:8: gpus: '1' is not a GPU count from 2 to 1000000"},
+    {"a sweep of no GPU per server",
+     [](const fs::path& d) {
+       write_text(d / "s.yaml",
+                  "topologies: [ib-cluster:2x8]\ncollectives: [allreduce]\nbytes: [1MB]\n"
+                  "gpus_per_server: [0]\n");
+     },
+     "sweep s.yaml", "s.yaml:4:19: gpus_per_server: '0' is not a GPU count from 1 to 1000000"},
     {"a sweep of negative bytes",
      [](const fs::path& d) {
        write_text(d / "s.yaml",

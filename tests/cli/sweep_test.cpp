@@ -494,6 +494,26 @@ TEST(Sweep, CollectivesReportNcclBandwidthsAndAnAlgorithmThatDoesNotApplyIsAnErr
   EXPECT_NE(t.cell(1, "error").find("no-such-algorithm"), std::string::npos) << t.cell(1, "error");
 }
 
+TEST(Sweep, GpusPerServerIsAnAxisOfCollectives) {
+  // A ring over the links alone on ib-cluster:4x8@400: G ranks per server cross the servers on
+  // G rails of 50 GB/s NICs; more GPUs per server than a server has is an error row.
+  const fs::path spec = write_spec("per_server.yaml",
+                                   "topologies: [ib-cluster:4x8]\ncollectives: [allreduce]\n"
+                                   "algorithms: [ring]\nprotocols: [wire]\n"
+                                   "gpus_per_server: [1, 2, 9]\nbytes: [1GB]\n");
+  const fs::path csv = scratch_dir() / "per_server.csv";
+  const auto r = opsim("sweep " + spec.string() + " -o " + csv.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const Table t = read_table(csv);
+  ASSERT_EQ(t.rows.size(), 3u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const double per_server = std::stod(t.cell(i, "gpus_per_server"));
+    EXPECT_EQ(std::stod(t.cell(i, "gpus_used")), 4 * per_server);
+    EXPECT_NEAR(std::stod(t.cell(i, "busbw_GBps")), 50 * per_server, 0.5 * per_server);
+  }
+  EXPECT_NE(t.cell(2, "error").find("9 GPUs per server"), std::string::npos) << t.cell(2, "error");
+}
+
 TEST(Sweep, ProtocolsAreAnAxisAndEachRowMatchesOpsimCollective) {
   // LL carries half its bytes as flags, so on a bandwidth-bound 64 MB ring it is far slower
   // than Simple; an unknown protocol is an error row naming it.
