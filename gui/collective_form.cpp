@@ -43,6 +43,12 @@ CollectiveForm::CollectiveForm(QWidget* parent) : QGroupBox(tr("Collective"), pa
       tr("nccl-tests' -g: GPUs one host thread launches kernels for, in turn; an iteration "
          "then takes at least that many launches"));
   form->addRow(tr("GPUs per thread"), gpus_per_thread_);
+  gpus_per_server_ = new QSpinBox(this);
+  gpus_per_server_->setRange(0, 1048576);
+  gpus_per_server_->setSpecialValueText(tr("all"));
+  gpus_per_server_->setToolTip(
+      tr("Use the first G GPUs of every server, a job of G ranks per node (all: every GPU)"));
+  form->addRow(tr("GPUs per server"), gpus_per_server_);
   connect(op_, &QComboBox::currentTextChanged, this, [this] {
     offer_algorithms_of_op();
     emit edited();
@@ -50,6 +56,7 @@ CollectiveForm::CollectiveForm(QWidget* parent) : QGroupBox(tr("Collective"), pa
   connect(protocol_, &QComboBox::currentTextChanged, this, &CollectiveForm::edited);
   connect(gpus_, &QSpinBox::valueChanged, this, &CollectiveForm::edited);
   connect(gpus_per_thread_, &QSpinBox::valueChanged, this, &CollectiveForm::edited);
+  connect(gpus_per_server_, &QSpinBox::valueChanged, this, &CollectiveForm::edited);
   connect(sizes_, &QLineEdit::textEdited, this, &CollectiveForm::typed);
   set_collective(CollectiveScenario{});
 }
@@ -89,6 +96,7 @@ CollectiveScenario CollectiveForm::collective() const {
   c.sizes = sizes_->text().trimmed();
   c.gpus = gpus_->value();
   c.gpus_per_thread = gpus_per_thread_->value();
+  c.gpus_per_server = gpus_per_server_->value();
   return c;
 }
 
@@ -107,6 +115,8 @@ void CollectiveForm::set_collective(const CollectiveScenario& c) {
   gpus_->setValue(c.gpus);
   const QSignalBlocker quiet_gpus_per_thread(gpus_per_thread_);
   gpus_per_thread_->setValue(c.gpus_per_thread);
+  const QSignalBlocker quiet_gpus_per_server(gpus_per_server_);
+  gpus_per_server_->setValue(c.gpus_per_server);
 }
 
 }  // namespace opsim::gui

@@ -39,6 +39,7 @@ class CollectiveForm : public QGroupBox {
   QLineEdit* sizes_;
   QSpinBox* gpus_;
   QSpinBox* gpus_per_thread_;
+  QSpinBox* gpus_per_server_;
 };
 
 }  // namespace opsim::gui

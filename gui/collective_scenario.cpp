@@ -48,6 +48,8 @@ QStringList collective_arguments(const Scenario& s, const QString& trace_dir) {
                    c.algorithms.join(QLatin1Char(',')),
                    QStringLiteral("--protocol"),
                    c.protocol};
+  if (c.gpus_per_server > 0)
+    args << QStringLiteral("--gpus-per-server") << QString::number(c.gpus_per_server);
   if (c.gpus > 0) args << QStringLiteral("--gpus") << QString::number(c.gpus);
   if (c.gpus_per_thread > 1)
     args << QStringLiteral("--gpus-per-thread") << QString::number(c.gpus_per_thread);

@@ -27,6 +27,7 @@ struct CollectiveScenario {
   QString protocol = QStringLiteral("auto");
   QString sizes = QStringLiteral("160MB");  ///< bytes per rank: one size, or MIN:MAX
   int gpus = 0;                             ///< use the first N GPUs; 0: all of them
+  int gpus_per_server = 0;                  ///< of the first G GPUs of every server; 0: all of them
   /// nccl-tests' -g: GPUs one host thread launches for, in turn (--gpus-per-thread).
   int gpus_per_thread = 1;
 

@@ -15,6 +15,7 @@ const QString kProtocol = QStringLiteral("protocol");
 const QString kSizes = QStringLiteral("sizes");
 const QString kGpus = QStringLiteral("gpus");
 const QString kGpusPerThread = QStringLiteral("gpus-per-thread");
+const QString kGpusPerServer = QStringLiteral("gpus-per-server");
 
 [[noreturn]] void refuse(const QString& option, const QString& value, const QString& why) {
   throw InputError(QStringLiteral("--%1 %2: %3").arg(option, value, why).toStdString());
@@ -32,11 +33,12 @@ int gpu_count(const QString& text) {
   return gpus;
 }
 
-int gpus_per_thread(const QString& text) {
+// --gpus-per-thread and --gpus-per-server: a whole number from 1 to 2^20.
+int gpus_per(const QString& option, const QString& text) {
   bool ok = false;
   const int gpus = text.toInt(&ok);
   if (!ok || gpus < 1 || gpus > (1 << 20))
-    refuse(kGpusPerThread, text, QStringLiteral("not a whole number from 1 to 1048576"));
+    refuse(option, text, QStringLiteral("not a whole number from 1 to 1048576"));
   return gpus;
 }
 
@@ -64,7 +66,10 @@ CollectiveScenario collective_of(const QCommandLineParser& p) {
     c.protocol = one_of(p.value(kProtocol), collective_protocols(), kProtocol);
   if (p.isSet(kSizes)) c.sizes = p.value(kSizes);
   if (p.isSet(kGpus)) c.gpus = gpu_count(p.value(kGpus));
-  if (p.isSet(kGpusPerThread)) c.gpus_per_thread = gpus_per_thread(p.value(kGpusPerThread));
+  if (p.isSet(kGpusPerThread))
+    c.gpus_per_thread = gpus_per(kGpusPerThread, p.value(kGpusPerThread));
+  if (p.isSet(kGpusPerServer))
+    c.gpus_per_server = gpus_per(kGpusPerServer, p.value(kGpusPerServer));
   return c;
 }
 
@@ -91,6 +96,9 @@ void add_scenario_options(QCommandLineParser& parser) {
                     QStringLiteral("With --collective: nccl-tests' -g, GPUs one host thread "
                                    "launches for in turn"),
                     QStringLiteral("G")});
+  parser.addOption({kGpusPerServer,
+                    QStringLiteral("With --collective: the first G GPUs of every server"),
+                    QStringLiteral("G")});
 }
 
 Scenario scenario_from_options(const QCommandLineParser& p) {
@@ -101,7 +109,7 @@ Scenario scenario_from_options(const QCommandLineParser& p) {
     s.collective = collective_of(p);
     return s;
   }
-  for (const QString& option : {kAlgorithm, kProtocol, kSizes, kGpusPerThread}) {
+  for (const QString& option : {kAlgorithm, kProtocol, kSizes, kGpusPerThread, kGpusPerServer}) {
     if (p.isSet(option)) refuse(option, p.value(option), QStringLiteral("needs --collective"));
   }
   if (p.isSet(kGpus)) s.gpus = gpu_count(p.value(kGpus));

@@ -240,6 +240,13 @@ TEST(ScenarioOptions, ACollectiveFromTheCommandLine) {
   EXPECT_EQ(b.collective.sizes, "1KB:1MB");
   EXPECT_EQ(b.collective.gpus, 4);
   EXPECT_EQ(b.collective.gpus_per_thread, 4);
+  EXPECT_EQ(b.collective.gpus_per_server, 0);  // all of them
+  const Scenario per_server = from_command_line(
+      {"--collective", "sendrecv", "--topology", "ib-cluster:10x8", "--gpus-per-server", "2"});
+  EXPECT_EQ(per_server.collective.gpus_per_server, 2);
+  EXPECT_TRUE(run_arguments(per_server, QStringLiteral("d"))
+                  .join(QLatin1Char(' '))
+                  .contains(QStringLiteral("--gpus-per-server 2")));
   EXPECT_EQ(from_command_line({}), Scenario{});
   EXPECT_EQ(from_command_line({"--gpus", "2"}).gpus, 2);
 }
@@ -259,6 +266,9 @@ TEST(ScenarioOptions, WhatTheCollectiveCannotDoIsOneLine) {
   EXPECT_EQ(refusal({"--collective", "reduce", "--gpus-per-thread", "0"}),
             "--gpus-per-thread 0: not a whole number from 1 to 1048576");
   EXPECT_EQ(refusal({"--gpus-per-thread", "8"}), "--gpus-per-thread 8: needs --collective");
+  EXPECT_EQ(refusal({"--collective", "sendrecv", "--gpus-per-server", "0"}),
+            "--gpus-per-server 0: not a whole number from 1 to 1048576");
+  EXPECT_EQ(refusal({"--gpus-per-server", "2"}), "--gpus-per-server 2: needs --collective");
 }
 
 }  // namespace
