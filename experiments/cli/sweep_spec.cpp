@@ -202,20 +202,8 @@ class SpecReader {
     }
     const std::string value = text(item, key);
     if (key == "bytes") return bytes_value(item, value);
-    if (key == "gpus") {
-      char* end = nullptr;
-      const long n = std::strtol(value.c_str(), &end, 10);
-      if (*end != '\0' || n < 2 || n > 1'000'000)
-        fail(item, key, "'" + value + "' is not a GPU count from 2 to 1000000");
-      return std::to_string(n);
-    }
-    if (key == "gpus_per_server") {
-      char* end = nullptr;
-      const long n = std::strtol(value.c_str(), &end, 10);
-      if (*end != '\0' || n < 1 || n > 1'000'000)
-        fail(item, key, "'" + value + "' is not a GPU count from 1 to 1000000");
-      return std::to_string(n);
-    }
+    if (key == "gpus") return gpu_count(item, key, value, 2);
+    if (key == "gpus_per_server") return gpu_count(item, key, value, 1);
     if (key == "comm_only") {
       try {
         return item.as<bool>() ? "true" : "false";
@@ -235,6 +223,17 @@ class SpecReader {
         fail(item, key, "'" + value + "' is not recorded or modelled");
     }
     return value;
+  }
+
+  // `gpus` (from 2) and `gpus_per_server` (from 1): a whole count up to 1000000.
+  std::string gpu_count(const YAML::Node& item, const std::string& key, const std::string& value,
+                        long least) const {
+    char* end = nullptr;
+    const long n = std::strtol(value.c_str(), &end, 10);
+    if (*end != '\0' || n < least || n > 1'000'000)
+      fail(item, key,
+           "'" + value + "' is not a GPU count from " + std::to_string(least) + " to 1000000");
+    return std::to_string(n);
   }
 
   std::string bytes_value(const YAML::Node& item, const std::string& value) const {
