@@ -6,9 +6,11 @@
 // (nccl-tests' sendrecv_perf): GPU i sends S to GPU i+1. A send to another server whose GPU sits on
 // another rail goes as NCCL's PXN sends it: over NVLink to the local GPU of the receiver's rail,
 // then out through that GPU's NIC (its forwards on a lane of their own), never through a CPU's PCIe
-// root. Inside a server a send runs on the channels NCCL gives its size (p2p_channels_for), each
-// at most p2p_channel_bandwidth: a smaller send has fewer channels, so a slower rate. Across
-// servers it runs on p2p_network_channels, each at most p2p_network_channel_bandwidth.
+// root. A lone send (sendrecv) reaches its relay in pieces that the relay forwards as they land;
+// in an all-to-all the relay's forwards already overlap the next rounds. Inside a server a send
+// runs on the channels NCCL gives its size (p2p_channels_for), each at most p2p_channel_bandwidth:
+// a smaller send has fewer channels, so a slower rate. Across servers it runs on
+// p2p_network_channels, each at most p2p_network_channel_bandwidth.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -46,16 +48,31 @@ class Rails {
   std::map<DeviceId, std::pair<std::size_t, std::size_t>> place_;
 };
 
+// A PXN relay's pieces: NCCL_P2P_NET_CHUNKSIZE's default (128 KiB) each, at most
+// kMostRelayPieces (a few pieces already hide all but a small share of the shorter hop).
+constexpr double kP2pNetChunkBytes = 128.0 * 1024;
+constexpr double kMostRelayPieces = 8;
+
+std::size_t relay_pieces(double bytes) {
+  return static_cast<std::size_t>(
+      std::clamp(std::ceil(bytes / kP2pNetChunkBytes), 1.0, kMostRelayPieces));
+}
+
 // `stretch`: how many times its bytes the send's last hop moves (p2p_stretch).
 void send(StepBuilder& builder, const Rails& rails, DeviceId from, DeviceId to, double bytes,
-          std::string_view name, bool first, double stretch = 1.0) {
+          std::string_view name, bool first, double stretch = 1.0, std::size_t pieces = 1) {
   const DeviceId relay = rails.relay(builder.machine(), from, to);
   if (relay == kNoDevice) {
     builder.copy(from, to, bytes * stretch, name, kOwnLane, first);
     return;
   }
-  const OpId to_relay = builder.copy(from, relay, bytes, name, kOwnLane, first);
-  builder.after(to_relay, builder.copy(relay, to, bytes * stretch, name, kRelayLane, false));
+  // The relay forwards each piece as it lands, so the two hops overlap but for one piece.
+  const double piece = bytes / static_cast<double>(pieces);
+  for (std::size_t p = 0; p < pieces; ++p) {
+    const OpId to_relay = builder.copy(from, relay, piece, name, kOwnLane, first && p == 0, p == 0);
+    builder.after(to_relay,
+                  builder.copy(relay, to, piece * stretch, name, kRelayLane, false, p == 0));
+  }
 }
 
 // NCCL_P2P_NVL_CHUNKSIZE's default: a part passes 32 of them, or is below 1/8 of one.
@@ -116,7 +133,7 @@ void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double b
     name.clear().text("send ").number(i).text("→").number(j);
     const double stretch =
         p2p_stretch(builder.machine(), builder.protocol(), gpus[i], gpus[j], bytes, n);
-    send(builder, rails, gpus[i], gpus[j], bytes, name.view(), true, stretch);
+    send(builder, rails, gpus[i], gpus[j], bytes, name.view(), true, stretch, relay_pieces(bytes));
   }
 }
 
