@@ -40,6 +40,14 @@ struct CollectiveModel {
   double tree_ll128_base_s = 14e-6;
   double tree_simple_base_s = 8.4e-6;
 
+  /// A ring step across servers moves in NCCL's slices, each forwarded once it is in, so one
+  /// longer than a slice pays its latency on its first slice only. Payload bytes of a slice:
+  /// NCCL's buffer per connection over NCCL_STEPS (8), times the ring's SLICESTEPS (Simple:
+  /// 4 MiB / 8 x 2; LL128: 4,915,200 B / 8 x 120/128; LL: 512 KiB / 8, half of it data).
+  double ring_simple_slice_bytes = 1048576;
+  double ring_ll128_slice_bytes = 576000;
+  double ring_ll_slice_bytes = 32768;
+
   // Per step, by the link class the step crosses (hwLatencies), seconds.
   double ring_ll_nvlink_step_s = 0.6e-6;
   double ring_ll128_nvlink_step_s = 1.9e-6;

@@ -400,7 +400,8 @@ void SimBackend::Impl::launch_copy(std::uint32_t slot, const OpLaunch& launch) {
   // runs while the step waits behind the channel's previous one, as NCCL overlaps its steps
   // through the buffer slots it keeps per connection; a DMA copy's delay is its own.
   const double step_s = op.kernel_copy ? launch_left_s(op.seconds, waited_s(launch)) : op.seconds;
-  start_op_flow(slot, routes[route].latency_s + launch_s + cold_s + step_s);
+  const double route_s = op.continues_transfer ? 0.0 : routes[route].latency_s;
+  start_op_flow(slot, route_s + launch_s + cold_s + step_s);
 }
 
 // A disk read or write: counted on its disk first (transfers there may change route), then

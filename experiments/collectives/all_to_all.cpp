@@ -69,9 +69,12 @@ void send(StepBuilder& builder, const Rails& rails, DeviceId from, DeviceId to, 
   // The relay forwards each piece as it lands, so the two hops overlap but for one piece.
   const double piece = bytes / static_cast<double>(pieces);
   for (std::size_t p = 0; p < pieces; ++p) {
-    const OpId to_relay = builder.copy(from, relay, piece, name, kOwnLane, first && p == 0, p == 0);
-    builder.after(to_relay,
-                  builder.copy(relay, to, piece * stretch, name, kRelayLane, false, p == 0));
+    const OpId to_relay = p == 0 ? builder.copy(from, relay, piece, name, kOwnLane, first)
+                                 : builder.continue_copy(from, relay, piece, name, kOwnLane);
+    const OpId forward = p == 0
+                             ? builder.copy(relay, to, piece * stretch, name, kRelayLane, false)
+                             : builder.continue_copy(relay, to, piece * stretch, name, kRelayLane);
+    builder.after(to_relay, forward);
   }
 }
 

@@ -187,7 +187,10 @@ double latency_s(const Request& r, std::string_view algorithm, Protocol p) {
   const double servers = static_cast<double>(r.servers.size());
   const double g = static_cast<double>(r.servers.front().size());
   const double intra = collectives::step_latency_s(m, family, p, intra_class(r));
-  const double net = collectives::step_latency_s(m, family, p, LinkClass::kNetwork);
+  // With one GPU per server NCCL's tuner (ncclTopoTuneModel) takes the tree's network step
+  // latency for a ring too: nothing inside a server hides it.
+  const Family net_family = g == 1 && family == Family::kRing ? Family::kTree : family;
+  const double net = collectives::step_latency_s(m, net_family, p, LinkClass::kNetwork);
   const double base = collectives::base_latency_s(m, family, p);
   if (algorithm == "nvls")
     return p == Protocol::kWire ? base

@@ -48,9 +48,14 @@ class StepBuilder {
   /// step latency); `first`: the step starts the collective (pays the launch latency).
   OpId copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream, bool first,
             bool pays_latency = true);
+  /// The rest of a transfer whose first part went before it on the same lane: its bytes
+  /// follow that part's on the wire, with neither a step latency nor a route latency.
+  OpId continue_copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream);
   void after(OpId before, OpId op) { graph_.add_dependency(before, op); }
   const Machine& machine() const { return machine_; }
   Protocol protocol() const { return protocol_; }
+  /// The payload of one of NCCL's ring slices in this protocol (infinite for wire).
+  double slice_bytes() const;
   /// Every later copy moves `factor` times its payload over the wire (>= 1): a protocol
   /// slower than its links, e.g. LL at NCCL's llMaxBws.
   void stretch_payload(double factor) { payload_stretch_ = factor; }

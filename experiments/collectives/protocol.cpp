@@ -1,6 +1,7 @@
 // NCCL's protocols as costs on copies: efficiency scales the bytes a step puts on the wire,
 // latency delays it. Values come from the machine's CollectiveModel.
 #include <algorithm>
+#include <limits>
 
 #include "common/input_error.hpp"
 #include "experiments/collectives/collective_common.hpp"
@@ -86,6 +87,21 @@ double base_latency_s(const CollectiveModel& m, Family family, Protocol protocol
   }
 }
 
+double StepBuilder::slice_bytes() const {
+  const CollectiveModel& model = machine_.collectives();
+  switch (protocol_) {
+    case Protocol::kLL:
+      return model.ring_ll_slice_bytes;
+    case Protocol::kLL128:
+      return model.ring_ll128_slice_bytes;
+    case Protocol::kSimple:
+      return model.ring_simple_slice_bytes;
+    case Protocol::kWire:
+      break;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
 OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream,
                        bool first, bool pays_latency) {
   Op op;
@@ -105,6 +121,13 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
     if (first) op.seconds += base_latency_s(model, family_, protocol_);
   }
   return graph_.add(op, name);
+}
+
+OpId StepBuilder::continue_copy(DeviceId src, DeviceId dst, double bytes, std::string_view name,
+                                int stream) {
+  const OpId id = copy(src, dst, bytes, name, stream, false, false);
+  graph_.mutable_op(id).continues_transfer = true;
+  return id;
 }
 
 }  // namespace opsim::collectives

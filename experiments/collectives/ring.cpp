@@ -1,6 +1,8 @@
 // Ring allreduce, reduce-scatter and all-gather over NCCL-style channels: each channel runs
 // its share of S around its ring in steps of share*S/n per GPU. Reductions are fused into
 // the copies. Allreduce: 2(n-1) steps, each directed hop carries 2(n-1)/n of its share.
+#include <algorithm>
+
 #include "experiments/collectives/collective_common.hpp"
 
 namespace opsim::collectives {
@@ -10,7 +12,18 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
                      bool starts) {
   const std::size_t n = order.size();
   const double chunk_bytes = bytes / static_cast<double>(n);
+  // A step across servers longer than one of NCCL's slices is forwarded slice by slice: its
+  // head (one slice) waits for the previous hop's head and pays the step's latency, its tail
+  // follows on the wire and waits for the previous hop's tail.
+  const double head_bytes = std::min(chunk_bytes, builder.slice_bytes());
+  const double tail_bytes = chunk_bytes - head_bytes;
+  std::vector<bool> sliced(n, false);
+  for (std::size_t i = 0; i < n; ++i)
+    sliced[i] = tail_bytes > 0 &&
+                link_class(builder.machine(), order[i], order[(i + 1) % n]) == LinkClass::kNetwork;
   gates.resize(n);
+  Gates heads = gates;
+  Gates next_heads(n);
   Gates next(n);
   sync::NameBuffer name;
   for (std::size_t step = first_step; step < end_step; ++step) {
@@ -19,11 +32,24 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
       const std::size_t to = i + 1 == n ? 0 : i + 1;
       name.clear().text(scatter ? "rs c" : "ag c").number(static_cast<std::uint64_t>(stream));
       name.text(" s").number(step);
-      const OpId send = builder.copy(order[i], order[to], chunk_bytes, name.view(), stream,
-                                     starts && step == first_step);
-      for (OpId before : gates[i]) builder.after(before, send);
-      next[to] = {send};
+      const bool first = starts && step == first_step;
+      if (!sliced[i]) {
+        const OpId send =
+            builder.copy(order[i], order[to], chunk_bytes, name.view(), stream, first);
+        for (OpId before : gates[i]) builder.after(before, send);
+        next[to] = next_heads[to] = {send};
+        continue;
+      }
+      const OpId head = builder.copy(order[i], order[to], head_bytes, name.view(), stream, first);
+      for (OpId before : heads[i]) builder.after(before, head);
+      const OpId tail =
+          builder.continue_copy(order[i], order[to], tail_bytes, name.text(" tail").view(), stream);
+      builder.after(head, tail);
+      for (OpId before : gates[i]) builder.after(before, tail);
+      next_heads[to] = {head};
+      next[to] = {tail};
     }
+    heads = next_heads;
     gates = next;
   }
   return gates;

@@ -498,6 +498,61 @@ TEST(Collectives, AcrossServersTheRingEstimatePaysNcclsNetworkPostsAndPlateau) {
                    simulate_s(plain, "allreduce", 8, 0, "ring", "LL"));
 }
 
+TEST(Collectives, WithOneGpuPerServerTheRingEstimateTakesTheTreesNetworkLatency) {
+  // ib-cluster:10x8 with one GPU per server: NCCL's tuner prices each of the ring's 18 steps
+  // across servers at the tree's network latency (LL128: 8.5 us, not the ring's 4.0), so
+  // the allreduce leaves LL128 for Simple by 64 MiB, where the published run's 47.5 GB/s
+  // busbw is above anything LL128's 120 of 128 bytes could carry over a 400 Gb/s NIC.
+  const Machine cluster = resolve_topology("ib-cluster:10x8@400");
+  CollectiveOptions options;
+  options.gpus = first_gpus_per_server(cluster, 1);
+  options.bytes = 8;
+  options.algorithm = "ring";
+  options.protocol = "LL128";
+  const double one_per_server_s = choose_collective("allreduce", cluster, options).estimate_s;
+  options.gpus = first_gpus_per_server(cluster, 2);
+  const double two_per_server_s = choose_collective("allreduce", cluster, options).estimate_s;
+  const CollectiveModel& m = cluster.collectives();
+  // 2 per server: 20 steps inside the servers at max(1.9 us, 1 us of posts), 18 across at 4.0.
+  EXPECT_NEAR(two_per_server_s, m.ring_ll128_base_s + 20 * 1.9e-6 + 18 * 4.0e-6, 1e-9);
+  EXPECT_NEAR(one_per_server_s, m.ring_ll128_base_s + 18 * m.tree_ll128_network_step_s, 1e-9);
+  options.gpus = first_gpus_per_server(cluster, 1);
+  options.algorithm = "auto";
+  options.protocol = "auto";
+  options.bytes = 32 * 1048576.0;
+  EXPECT_EQ(choose_collective("allreduce", cluster, options).protocol, "LL128");
+  options.bytes = 64 * 1048576.0;
+  EXPECT_EQ(choose_collective("allreduce", cluster, options).protocol, "Simple");
+}
+
+TEST(Collectives, RingStepsAcrossServersPayTheirLatencyOnTheFirstSliceOnly) {
+  // One GPU per server on ib-cluster:4x8, Simple: every hop crosses the network. A step of
+  // 16 MiB is forwarded slice by slice (NCCL's 1 MiB), so the 6 steps after the first hide
+  // their 14 us behind the slices in flight; a step of 256 KiB is one slice and pays it.
+  const Machine cluster = resolve_topology("ib-cluster:4x8");
+  const CollectiveModel& m = cluster.collectives();
+  CollectiveOptions options;
+  options.gpus = first_gpus_per_server(cluster, 1);
+  options.algorithm = "ring";
+  options.protocol = "Simple";
+  const DeviceId a = options.gpus[0];
+  const DeviceId b = options.gpus[1];
+  const double rate = cluster.route_bytes_per_s(a, b) * m.network_efficiency;
+  const double route_s = cluster.route_latency_s(a, b);
+  const auto overhead_s = [&](double bytes) {
+    options.bytes = bytes;
+    const double makespan_s =
+        simulate_isolated(cluster, make_collective("allreduce", cluster, options).graph).makespan_s;
+    return makespan_s - 6 * bytes / 4 / rate;  // beyond the links' time for 2(n-1) chunks
+  };
+  const double sliced_s = overhead_s(64 * 1048576.0);
+  const double whole_s = overhead_s(1048576.0);
+  const double step_s = m.ring_simple_network_step_s;
+  EXPECT_GT(whole_s, m.ring_simple_base_s + 6 * step_s - 1e-9);
+  EXPECT_LT(sliced_s, m.ring_simple_base_s + step_s + 6 * route_s + 5e-6);
+  EXPECT_GT(sliced_s, m.ring_simple_base_s + step_s);
+}
+
 TEST(Collectives, AutoWeighsTheTreesPipelineFillAsTheSimulationPaysIt) {
   // One server of 256 GPUs on an NVLink ring: the tree is a chain of 255 hops, whose
   // pipeline fill the simulation pays; auto must not prefer it to the ring at 1 GiB.
