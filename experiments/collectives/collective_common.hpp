@@ -48,6 +48,10 @@ class StepBuilder {
   /// step latency); `first`: the step starts the collective (pays the launch latency).
   OpId copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream, bool first,
             bool pays_latency = true);
+  /// The first slice of a step queued behind the previous step's on a connection that NCCL
+  /// keeps busy: its whole latency, the route's included, is a delay its wait for the lane
+  /// hides (the wire carries the previous step meanwhile).
+  OpId queued_head(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream);
   /// The rest of a transfer whose first part went before it on the same lane: its bytes
   /// follow that part's on the wire, with neither a step latency nor a route latency.
   OpId continue_copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream);

@@ -123,6 +123,15 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
   return graph_.add(op, name);
 }
 
+OpId StepBuilder::queued_head(DeviceId src, DeviceId dst, double bytes, std::string_view name,
+                              int stream) {
+  const OpId id = copy(src, dst, bytes, name, stream, false);
+  Op& op = graph_.mutable_op(id);
+  op.seconds += machine_.route_latency_s(src, dst);
+  op.continues_transfer = true;
+  return id;
+}
+
 OpId StepBuilder::continue_copy(DeviceId src, DeviceId dst, double bytes, std::string_view name,
                                 int stream) {
   const OpId id = copy(src, dst, bytes, name, stream, false, false);

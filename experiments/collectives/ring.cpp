@@ -40,7 +40,10 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
         next[to] = next_heads[to] = {send};
         continue;
       }
-      const OpId head = builder.copy(order[i], order[to], head_bytes, name.view(), stream, first);
+      const OpId head =
+          step == first_step
+              ? builder.copy(order[i], order[to], head_bytes, name.view(), stream, first)
+              : builder.queued_head(order[i], order[to], head_bytes, name.view(), stream);
       for (OpId before : heads[i]) builder.after(before, head);
       const OpId tail =
           builder.continue_copy(order[i], order[to], tail_bytes, name.text(" tail").view(), stream);
