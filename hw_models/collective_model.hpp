@@ -40,6 +40,13 @@ struct CollectiveModel {
   double tree_ll128_base_s = 14e-6;
   double tree_simple_base_s = 8.4e-6;
 
+  /// Rings across servers: the most one of NCCL's channels moves over the network, wire
+  /// bytes/s (0: the links' alone). NCCL gives a NIC two ring channels where a server's
+  /// ring graph has at most 4 (ncclTopoDupChannels, compute capability 9.0), one where it
+  /// has more. Measured: the published 16 GiB rings across ten 8-GPU H100 servers (median
+  /// busbw 323.4 GB/s over 8 NICs, one channel each).
+  double ring_network_channel_bytes_per_s = 40.4e9;
+
   /// A ring step across servers moves in NCCL's slices, each forwarded once it is in, so one
   /// longer than a slice pays its latency on its first slice only. Payload bytes of a slice:
   /// NCCL's buffer per connection over NCCL_STEPS (8), times the ring's SLICESTEPS (Simple:

@@ -63,6 +63,9 @@ class StepBuilder {
   /// Every later copy moves `factor` times its payload over the wire (>= 1): a protocol
   /// slower than its links, e.g. LL at NCCL's llMaxBws.
   void stretch_payload(double factor) { payload_stretch_ = factor; }
+  /// Every later copy across servers moves `factor` times more again: a channel slower than
+  /// its NIC (ring_network_stretch).
+  void stretch_network_payload(double factor) { network_stretch_ = factor; }
   OpGraph& graph() { return graph_; }
 
  private:
@@ -71,6 +74,7 @@ class StepBuilder {
   Family family_;
   Protocol protocol_;
   double payload_stretch_ = 1.0;
+  double network_stretch_ = 1.0;
 };
 
 /// A ring (GPUs in order), its share of the data and its narrowest hop's rate (the rate of a
@@ -153,6 +157,11 @@ double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, Dev
 
 // Transfer time alone (no latency) each generator's copies need at least: the busiest link
 // direction's bytes (payload over the protocol's and link's efficiency) over its rate.
+/// How many times its bytes a ring's step across servers moves so that it keeps within
+/// NCCL's channels for its NIC (ring_network_channel_bandwidth); 1 where they do not bind.
+/// The simulation pays it; the tuner, as NCCL's, does not know it.
+double ring_network_stretch(const Machine& machine, std::span<const DeviceId> gpus,
+                            Protocol protocol);
 double ring_transfer_s(const Machine& machine, std::string_view op, std::span<const DeviceId> gpus,
                        double bytes, Protocol protocol);
 double tree_transfer_s(const Machine& machine, std::span<const DeviceId> gpus, double bytes,

@@ -114,7 +114,8 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
   if (protocol_ != Protocol::kWire) {
     const CollectiveModel& model = machine_.collectives();
     const LinkClass link = link_class(machine_, src, dst);
-    op.bytes = bytes * payload_stretch_ / efficiency(model, protocol_, link);
+    const double stretch = payload_stretch_ * (link == LinkClass::kNetwork ? network_stretch_ : 1);
+    op.bytes = bytes * stretch / efficiency(model, protocol_, link);
     if (pays_latency)
       op.seconds = std::max(0.0, step_latency_s(model, family_, protocol_, link) -
                                      machine_.route_latency_s(src, dst));

@@ -64,10 +64,32 @@ std::vector<DeviceId> add_ring(StepBuilder& builder, std::string_view op,
   const std::size_t first = op == "all_gather" ? n - 1 : 0;
   const std::size_t end = op == "reduce_scatter" ? n - 1 : 2 * (n - 1);
   const std::vector<Channel> channels = ring_channels(builder.machine(), gpus);
+  builder.stretch_network_payload(
+      ring_network_stretch(builder.machine(), gpus, builder.protocol()));
   for (std::size_t c = 0; c < channels.size(); ++c)
     add_ring_steps(builder, channels[c].order, bytes * channels[c].share, static_cast<int>(c),
                    first, end, {}, true);
   return channels.front().order;
+}
+
+double ring_network_stretch(const Machine& machine, std::span<const DeviceId> gpus,
+                            Protocol protocol) {
+  const CollectiveModel& model = machine.collectives();
+  const auto nodes = gpus_by_node(machine, gpus);
+  if (protocol == Protocol::kWire || model.ring_network_channel_bytes_per_s <= 0 ||
+      nodes.size() < 2)
+    return 1.0;
+  // A ring per rail, each through its own NIC; NCCL doubles a graph of at most 4 channels.
+  const std::size_t rails = nodes.front().size();
+  const double channels_per_nic = rails <= 4 ? 2 : 1;
+  const DeviceId from = nodes[0].front();
+  const DeviceId to = nodes[1][rails > 1 ? rails - 1 : 0];
+  if (link_class(machine, from, to) != LinkClass::kNetwork) return 1.0;
+  const double links_bytes_per_s =
+      machine.route_bytes_per_s(from, to) * efficiency(model, protocol, LinkClass::kNetwork);
+  const double channels_bytes_per_s = channels_per_nic * model.ring_network_channel_bytes_per_s *
+                                      protocol_efficiency(model, protocol);
+  return std::max(1.0, links_bytes_per_s / channels_bytes_per_s);
 }
 
 double ring_transfer_s(const Machine& machine, std::string_view op, std::span<const DeviceId> gpus,

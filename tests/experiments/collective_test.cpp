@@ -555,6 +555,35 @@ TEST(Collectives, RingStepsAcrossServersPayTheirLatencyOnTheFirstSliceOnly) {
   EXPECT_GT(sliced_s, m.ring_simple_base_s + step_s);
 }
 
+TEST(Collectives, RingsAcrossEightGpuServersRunOneChannelPerNic) {
+  // NCCL doubles a ring graph of at most 4 channels, so with 4 GPUs (NICs) per server each
+  // NIC carries two ring channels and the NIC bounds them; with 8 it carries one, which
+  // moves ring_network_channel_bandwidth. All-gather of 4 GiB on 4 x 8 H100, Simple.
+  const Machine cluster = resolve_topology("ib-cluster:4x8@400");
+  const CollectiveModel& m = cluster.collectives();
+  ASSERT_LT(m.ring_network_channel_bytes_per_s, 48e9);
+  CollectiveOptions options;
+  options.bytes = 4294967296.0;
+  options.algorithm = "ring";
+  options.protocol = "Simple";
+  const auto busbw = [&](int per_server) {
+    options.gpus = first_gpus_per_server(cluster, per_server);
+    const double n = static_cast<double>(options.gpus.size());
+    const double s =
+        simulate_isolated(cluster, make_collective("all_gather", cluster, options).graph)
+            .makespan_s;
+    return options.bytes / s * (n - 1) / n;
+  };
+  const double nic_bytes_per_s = 50e9 * m.network_efficiency;
+  EXPECT_NEAR(busbw(4), 4 * nic_bytes_per_s, 0.03 * 4 * nic_bytes_per_s);
+  EXPECT_NEAR(busbw(8), 8 * m.ring_network_channel_bytes_per_s,
+              0.03 * 8 * m.ring_network_channel_bytes_per_s);
+  // The tuner, as NCCL's, reckons with the NICs alone.
+  options.gpus = first_gpus_per_server(cluster, 8);
+  const double estimate_s = choose_collective("all_gather", cluster, options).estimate_s;
+  EXPECT_LT(estimate_s, options.bytes * 63 / 64 / (8 * nic_bytes_per_s) * 1.02);
+}
+
 TEST(Collectives, AutoWeighsTheTreesPipelineFillAsTheSimulationPaysIt) {
   // One server of 256 GPUs on an NVLink ring: the tree is a chain of 255 hops, whose
   // pipeline fill the simulation pays; auto must not prefer it to the ring at 1 GiB.
