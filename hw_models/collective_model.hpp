@@ -99,11 +99,12 @@ struct CollectiveModel {
   /// (addP2pToPlan, src/enqueue.cc); measured per GPU from published sendrecv tables.
   int p2p_channels = 32;
   double p2p_channel_bytes_per_s = 0;
-  /// Across servers: the channels NCCL gives a network peer (2 per NIC to start with, as
-  /// many after its cut for many peers) and what one moves, bytes/s (0: the links' alone):
+  /// Across servers: the channels NCCL gives a network peer before its cut for many peers
+  /// (ncclTopoGetNchannels: at least one per NIC, and one per P2P_PER_CHANNEL_NET_BW of 14
+  /// GB/s of it, so 4 for a 400 Gb/s NIC) and what one moves, bytes/s (0: the links' alone):
   /// measured from the published sends across ten H100 servers, one GPU each (NCCL's tuner
   /// reckons 14 GB/s, P2P_PER_CHANNEL_NET_BW in src/graph/paths.cc).
-  int p2p_network_channels = 2;
+  int p2p_network_channels = 4;
   double p2p_network_channel_bytes_per_s = 12.44e9;
 };
 

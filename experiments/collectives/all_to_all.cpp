@@ -12,6 +12,7 @@
 // a smaller send has fewer channels, so a slower rate. Across servers it runs on
 // p2p_network_channels, each at most p2p_network_channel_bandwidth.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 
@@ -96,8 +97,19 @@ std::size_t p2p_channels_for(const CollectiveModel& model, double bytes, std::si
   return channels;
 }
 
+std::size_t p2p_network_channels_for(const CollectiveModel& model, std::size_t ranks,
+                                     std::size_t gpus_per_server) {
+  constexpr std::size_t kPeersPerBatch = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
+  const std::size_t comm_channels = 2 * gpus_per_server * ring_channels_per_nic(gpus_per_server);
+  const std::size_t p2p_channels = std::bit_ceil(std::min<std::size_t>(comm_channels, 64));
+  const std::size_t rounds = (ranks + kPeersPerBatch - 1) / kPeersPerBatch;
+  std::size_t channels = std::bit_ceil(static_cast<std::size_t>(model.p2p_network_channels));
+  while (channels * rounds > p2p_channels && channels > 1) channels /= 2;
+  return channels;
+}
+
 double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, DeviceId to,
-                   double bytes, std::size_t ranks) {
+                   double bytes, std::size_t ranks, std::size_t gpus_per_server) {
   const CollectiveModel& model = machine.collectives();
   const LinkClass link = link_class(machine, from, to);
   const bool across = link == LinkClass::kNetwork;
@@ -105,7 +117,7 @@ double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, Dev
                                      : link == LinkClass::kNvlink ? model.p2p_channel_bytes_per_s
                                                                   : 0;
   if (protocol == Protocol::kWire || channel_bytes_per_s <= 0) return 1.0;
-  const std::size_t channels = across ? static_cast<std::size_t>(model.p2p_network_channels)
+  const std::size_t channels = across ? p2p_network_channels_for(model, ranks, gpus_per_server)
                                       : p2p_channels_for(model, bytes, ranks);
   const double links_bytes_per_s =
       machine.route_bytes_per_s(from, to) * efficiency(model, protocol, link);
@@ -130,12 +142,13 @@ void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus,
 void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double bytes) {
   const std::size_t n = gpus.size();
   const Rails rails(builder.machine(), gpus);
+  const std::size_t per_server = gpus_by_node(builder.machine(), gpus).front().size();
   sync::NameBuffer name;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t j = (i + 1) % n;
     name.clear().text("send ").number(i).text("→").number(j);
     const double stretch =
-        p2p_stretch(builder.machine(), builder.protocol(), gpus[i], gpus[j], bytes, n);
+        p2p_stretch(builder.machine(), builder.protocol(), gpus[i], gpus[j], bytes, n, per_server);
     send(builder, rails, gpus[i], gpus[j], bytes, name.view(), true, stretch, relay_pieces(bytes));
   }
 }

@@ -248,7 +248,8 @@ double links_s(const Request& r, std::string_view algorithm, Protocol p) {
     const double eff = collectives::efficiency(m, p, collectives::link_class(machine, a, b));
     const double share = r.op == "all_to_all" ? (n - 1) / n : 1.0;
     const double stretch = r.op == "sendrecv"
-                               ? collectives::p2p_stretch(machine, p, a, b, r.bytes, r.gpus.size())
+                               ? collectives::p2p_stretch(machine, p, a, b, r.bytes, r.gpus.size(),
+                                                          r.servers.front().size())
                                : 1.0;
     return r.bytes * share * stretch / (machine.route_bytes_per_s(a, b) * eff);
   }

@@ -147,13 +147,23 @@ void add_sendrecv(StepBuilder& builder, std::span<const DeviceId> gpus, double b
 /// with which p2p_channels hold one channel per rank, doubled while a channel's share passes
 /// 32 x NCCL's 512 KiB NVLink chunk, up to p2p_channels.
 std::size_t p2p_channels_for(const CollectiveModel& model, double bytes, std::size_t ranks);
+/// The ring channels NCCL gives each NIC of a server with `nics` of them in use: its ring
+/// graph has one channel per NIC and is doubled where it has at most 4
+/// (ncclTopoDupChannels, compute capability 9.0 and rings below 50 GB/s a channel).
+std::size_t ring_channels_per_nic(std::size_t nics);
+/// The channels NCCL gives one peer on another server (ncclTopoComputeP2pChannels):
+/// p2p_network_channels to start with, halved while one round over all `ranks` (8 peers a
+/// batch) would need more than the comm's p2p channels, i.e. its ring channels doubled
+/// (ncclTopoPostset) and rounded up to a power of 2; at least 1.
+std::size_t p2p_network_channels_for(const CollectiveModel& model, std::size_t ranks,
+                                     std::size_t gpus_per_server);
 /// How many times its payload a send of `bytes` from `from` to `to` moves so that it keeps
 /// within its channels' rate (p2p_channels_for x p2p_channel_bandwidth of wire bytes, so
 /// of payload at the protocol's efficiency), >= 1. Across servers the channels are
-/// p2p_network_channels at p2p_network_channel_bandwidth each; 1 on PCIe, with the wire
+/// p2p_network_channels_for at p2p_network_channel_bandwidth each; 1 on PCIe, with the wire
 /// protocol or with no channel rate set.
 double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, DeviceId to,
-                   double bytes, std::size_t ranks);
+                   double bytes, std::size_t ranks, std::size_t gpus_per_server);
 
 // Transfer time alone (no latency) each generator's copies need at least: the busiest link
 // direction's bytes (payload over the protocol's and link's efficiency) over its rate.

@@ -72,6 +72,10 @@ std::vector<DeviceId> add_ring(StepBuilder& builder, std::string_view op,
   return channels.front().order;
 }
 
+std::size_t ring_channels_per_nic(std::size_t nics) {
+  return nics <= 4 ? 2 : 1;
+}
+
 double ring_network_stretch(const Machine& machine, std::span<const DeviceId> gpus,
                             Protocol protocol) {
   const CollectiveModel& model = machine.collectives();
@@ -79,9 +83,9 @@ double ring_network_stretch(const Machine& machine, std::span<const DeviceId> gp
   if (protocol == Protocol::kWire || model.ring_network_channel_bytes_per_s <= 0 ||
       nodes.size() < 2)
     return 1.0;
-  // A ring per rail, each through its own NIC; NCCL doubles a graph of at most 4 channels.
+  // A ring per rail, each through its own NIC.
   const std::size_t rails = nodes.front().size();
-  const double channels_per_nic = rails <= 4 ? 2 : 1;
+  const double channels_per_nic = static_cast<double>(ring_channels_per_nic(rails));
   const DeviceId from = nodes[0].front();
   const DeviceId to = nodes[1][rails > 1 ? rails - 1 : 0];
   if (link_class(machine, from, to) != LinkClass::kNetwork) return 1.0;

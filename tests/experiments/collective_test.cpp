@@ -637,24 +637,30 @@ TEST(Collectives, SendRecvInsideAServerRunsOnNcclsChannelsForItsSize) {
   EXPECT_EQ(choose_collective("sendrecv", h100, options).protocol, "Simple");
 }
 
-TEST(Collectives, SendRecvAcrossServersRunsOnTwoNetworkChannelsAndPipelinesItsRelay) {
-  // Across servers a peer gets p2p_network_channels (2) of p2p_network_channel_bandwidth
-  // each, below the 400 Gb/s NIC: one GPU per server, each sending 1 GiB to the next server.
-  const Machine cluster = resolve_topology("ib-cluster:4x8");
+TEST(Collectives, SendRecvAcrossServersRunsOnNcclsNetworkChannelsAndPipelinesItsRelay) {
+  // NCCL starts a network peer on 4 channels (a 400 Gb/s NIC over 14 GB/s) and halves them
+  // while a round of all ranks, 8 a batch, would need more than the comm's p2p channels (its
+  // ring channels doubled): 2 on ten servers with 1, 2 or 4 GPUs each, 1 with 8.
+  const Machine cluster = resolve_topology("ib-cluster:10x8@400");
   const CollectiveModel& model = cluster.collectives();
-  const double channels_bytes_per_s =
-      model.p2p_network_channels * model.p2p_network_channel_bytes_per_s;
-  ASSERT_LT(channels_bytes_per_s, 0.6 * 50e9);
+  EXPECT_EQ(collectives::p2p_network_channels_for(model, 10, 1), 2u);
+  EXPECT_EQ(collectives::p2p_network_channels_for(model, 20, 2), 2u);
+  EXPECT_EQ(collectives::p2p_network_channels_for(model, 40, 4), 2u);
+  EXPECT_EQ(collectives::p2p_network_channels_for(model, 80, 8), 1u);
+  EXPECT_EQ(collectives::p2p_network_channels_for(model, 4, 1), 4u);
   CollectiveOptions across;
   across.bytes = 1073741824;
   across.protocol = "Simple";
-  const double wire_s = across.bytes / channels_bytes_per_s;
-  for (const std::size_t per_server : {1, 2, 4}) {
+  for (const std::size_t per_server : {1, 2, 4, 8}) {
     SCOPED_TRACE(per_server);
-    // With 2 or 4 per server the last GPU's send leaves by another rail's NIC (PXN): it goes
-    // over NVLink to that rail's GPU first, which forwards each piece as it lands, so the
-    // NVLink hop (3 ms here) hides behind the network's 43 ms but for one piece.
-    across.gpus = first_gpus_per_server(cluster, per_server);
+    // Each GPU sends 1 GiB to the next; with 2 or more per server the last GPU's send
+    // leaves by another rail's NIC (PXN): over NVLink to that rail's GPU first, which
+    // forwards each piece as it lands, so the NVLink hop (3 ms here) hides behind the
+    // network's 43 ms but for one piece.
+    across.gpus = first_gpus_per_server(cluster, static_cast<int>(per_server));
+    const double channels = static_cast<double>(
+        collectives::p2p_network_channels_for(model, across.gpus.size(), per_server));
+    const double wire_s = across.bytes / (channels * model.p2p_network_channel_bytes_per_s);
     const double across_s =
         simulate_isolated(cluster, make_collective("sendrecv", cluster, across).graph).makespan_s;
     EXPECT_GT(across_s, wire_s);
