@@ -40,8 +40,9 @@ struct Op {
   /// each), not by a DMA engine: it runs on the source GPU's channel lane `stream`, so more
   /// channels than copy engines do not queue behind one another.
   bool kernel_copy = false;
-  /// Copy: the rest of a transfer whose first part went before it on the same lane (a
-  /// pipelined piece): its bytes follow that part's on the wire, so no route latency again.
+  /// Copy: no route latency of its own. The rest of a transfer whose first part went before
+  /// it on the same lane (its bytes follow that part's on the wire), or a kernel copy whose
+  /// `seconds` already holds the route's latency (so that its lane wait can hide it).
   bool continues_transfer = false;
   /// Compute: where it runs (kNoDevice: the scheduler places it). Copy: source memory.
   /// Disk ops: the disk. Host dispatch: the CPU whose program thread issues it.

@@ -1,6 +1,8 @@
 // Ring allreduce, reduce-scatter and all-gather over NCCL-style channels: each channel runs
 // its share of S around its ring in steps of share*S/n per GPU. Reductions are fused into
 // the copies. Allreduce: 2(n-1) steps, each directed hop carries 2(n-1)/n of its share.
+// Across servers a step moves in NCCL's slices, and each NIC carries as many of NCCL's
+// ring channels as it would (ring_network_stretch).
 #include <algorithm>
 
 #include "experiments/collectives/collective_common.hpp"
@@ -13,7 +15,8 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
   const std::size_t n = order.size();
   const double chunk_bytes = bytes / static_cast<double>(n);
   // A step across servers longer than one of NCCL's slices is forwarded slice by slice: its
-  // head (one slice) waits for the previous hop's head and pays the step's latency, its tail
+  // head (one slice) waits for the previous hop's head, and after the first step spends its
+  // whole latency while it waits behind the previous step's tail (queued_head); its tail
   // follows on the wire and waits for the previous hop's tail.
   const double head_bytes = std::min(chunk_bytes, builder.slice_bytes());
   const double tail_bytes = chunk_bytes - head_bytes;
