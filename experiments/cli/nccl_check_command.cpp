@@ -27,11 +27,19 @@ std::string algorithm_run(const NcclReferenceModel& model) {
   return model.algorithm;
 }
 
+// What opsim's tuner runs for one size: with algorithm auto it picks per size, as NCCL's does,
+// so a row can be set beside NCCL_DEBUG=INFO's choice for that size.
+struct RowChoice {
+  std::string algorithm;
+  std::string protocol;
+};
+
 // A table with the machine opsim runs it on.
 struct CheckedTable {
   NcclReference reference;
   Machine machine{""};
   std::vector<DeviceId> gpus;
+  std::vector<RowChoice> choices;  ///< one per reference row
   std::vector<NcclCheckRow> rows;
   NcclCheckSummary summary;
 };
@@ -81,13 +89,30 @@ CollectiveOptions collective_options(const CheckedTable& table, double bytes) {
   return options;
 }
 
+std::string row_place(const CheckedTable& table, const NcclReferenceRow& row) {
+  return table.reference.csv_path + ":" + std::to_string(row.line) + ": ";
+}
+
+// The tuner's choice for every size (no graph built; the parent asks it as `opsim collective`
+// does).
+void choose_per_row(CheckedTable& table) {
+  for (const NcclReferenceRow& row : table.reference.rows) try {
+      const CollectivePlan plan = choose_collective(table.reference.model.op, table.machine,
+                                                    collective_options(table, row.bytes));
+      table.choices.push_back({plan.algorithm, plan.protocol});
+    } catch (const InputError& e) {
+      throw InputError(row_place(table, row) + e.what());
+    }
+}
+
 // Every size of every table, each in its own process.
 void simulate_tables(std::vector<CheckedTable>& tables, unsigned parallel) {
   std::vector<std::function<std::string()>> jobs;
-  for (const CheckedTable& table : tables) {
+  for (CheckedTable& table : tables) {
     // The table's mistakes (a route missing, an algorithm that does not fit) before any run.
     (void)make_collective(table.reference.model.op, table.machine,
                           collective_options(table, table.reference.rows.front().bytes));
+    choose_per_row(table);
     for (const NcclReferenceRow& row : table.reference.rows)
       jobs.push_back([&table, bytes = row.bytes] {
         return makespan_text(simulate_collective_s(table.machine, table.reference.model.op,
@@ -99,8 +124,7 @@ void simulate_tables(std::vector<CheckedTable>& tables, unsigned parallel) {
   for (CheckedTable& table : tables) {
     std::vector<double> times_s;
     for (const NcclReferenceRow& row : table.reference.rows) {
-      throw_if_failed(outcomes[next],
-                      table.reference.csv_path + ":" + std::to_string(row.line) + ": ");
+      throw_if_failed(outcomes[next], row_place(table, row));
       times_s.push_back(std::stod(outcomes[next++].text));
     }
     table.rows = compare_with_reference(table.reference, times_s);
@@ -181,13 +205,16 @@ void print_table(const std::vector<CheckedTable>& tables) {
   for (const CheckedTable& table : tables) {
     std::cout << "\n" << table_heading(table) << "\n";
     TextTable text({"size (B)", "ref time (us)", "opsim (us)", "time err", "ref busbw",
-                    "opsim busbw", "busbw err"},
-                   {true, true, true, true, true, true, true});
-    for (const NcclCheckRow& row : table.rows)
+                    "opsim busbw", "busbw err", "opsim runs"},
+                   {true, true, true, true, true, true, true, false});
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+      const NcclCheckRow& row = table.rows[i];
+      const RowChoice& choice = table.choices[i];
       text.add_row({fixed(row.bytes, 0), fixed(row.reference_time_s * 1e6, 2),
                     fixed(row.opsim_time_s * 1e6, 2), signed_percent(row.time_error_pct),
                     fixed(row.reference_busbw_GBps, 2), fixed(row.opsim_busbw_GBps, 2),
-                    signed_percent(row.busbw_error_pct)});
+                    signed_percent(row.busbw_error_pct), choice.algorithm + " " + choice.protocol});
+    }
     std::cout << text.render() << summary_line(table.summary) << "\n";
   }
   const Overall overall = overall_of(tables);
@@ -212,14 +239,18 @@ nlohmann::json table_json(const CheckedTable& table) {
                         {"gpus_per_server", model.gpus_per_server},
                         {"gpus_per_thread", model.gpus_per_thread}};
   out["rows"] = nlohmann::json::array();
-  for (const NcclCheckRow& row : table.rows)
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
+    const NcclCheckRow& row = table.rows[i];
     out["rows"].push_back({{"bytes", row.bytes},
                            {"reference_time_s", row.reference_time_s},
                            {"opsim_time_s", row.opsim_time_s},
                            {"time_error_pct", finite_or_null(row.time_error_pct)},
                            {"reference_busbw_GBps", row.reference_busbw_GBps},
                            {"opsim_busbw_GBps", finite_or_null(row.opsim_busbw_GBps)},
-                           {"busbw_error_pct", finite_or_null(row.busbw_error_pct)}});
+                           {"busbw_error_pct", finite_or_null(row.busbw_error_pct)},
+                           {"opsim_algorithm", table.choices[i].algorithm},
+                           {"opsim_protocol", table.choices[i].protocol}});
+  }
   const NcclCheckSummary& s = table.summary;
   out["summary"] = {{"sizes", s.sizes},
                     {"median_abs_time_error_pct", finite_or_null(s.median_abs_time_error_pct)},
@@ -253,17 +284,20 @@ std::string csv_number(double value) {
 
 void print_csv(const std::vector<CheckedTable>& tables) {
   std::cout << "file,op,topology,gpus,algorithm,counts,bytes,reference_time_s,opsim_time_s,"
-               "time_error_pct,reference_busbw_GBps,opsim_busbw_GBps,busbw_error_pct\n";
+               "time_error_pct,reference_busbw_GBps,opsim_busbw_GBps,busbw_error_pct,"
+               "opsim_algorithm,opsim_protocol\n";
   for (const CheckedTable& table : tables) {
     const NcclReferenceModel& model = table.reference.model;
-    for (const NcclCheckRow& row : table.rows)
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+      const NcclCheckRow& row = table.rows[i];
       std::cout << file_name(table.reference.csv_path) << "," << model.op << "," << model.topology
                 << "," << model.gpus << "," << model.algorithm << ","
                 << (model.counts ? "true" : "false") << "," << number(row.bytes) << ","
                 << number(row.reference_time_s) << "," << csv_number(row.opsim_time_s) << ","
                 << csv_number(row.time_error_pct) << "," << number(row.reference_busbw_GBps) << ","
-                << csv_number(row.opsim_busbw_GBps) << "," << csv_number(row.busbw_error_pct)
-                << "\n";
+                << csv_number(row.opsim_busbw_GBps) << "," << csv_number(row.busbw_error_pct) << ","
+                << table.choices[i].algorithm << "," << table.choices[i].protocol << "\n";
+    }
   }
 }
 

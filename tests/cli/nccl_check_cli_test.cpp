@@ -85,6 +85,8 @@ TEST(CliNcclCheck, TablesKnownInClosedFormMeetTheGoalAndThreeTimesOffDoesNot) {
     EXPECT_DOUBLE_EQ(row.at("reference_busbw_GBps").get<double>(), 50.00);
     EXPECT_NEAR(row.at("opsim_busbw_GBps").get<double>(), 50.0, 0.01);
     EXPECT_NEAR(row.at("busbw_error_pct").get<double>(), 0, 0.01);
+    EXPECT_EQ(row.at("opsim_algorithm"), "ring");
+    EXPECT_EQ(row.at("opsim_protocol"), "wire");
   }
   EXPECT_EQ(ring.at("summary").at("sizes"), 3);
   EXPECT_TRUE(ring.at("summary").at("goal_met").get<bool>());
@@ -129,9 +131,44 @@ TEST(CliNcclCheck, TableAndCsvShowEverySizeAndTheSummaries) {
   std::getline(lines, first);
   EXPECT_EQ(header,
             "file,op,topology,gpus,algorithm,counts,bytes,reference_time_s,opsim_time_s,"
-            "time_error_pct,reference_busbw_GBps,opsim_busbw_GBps,busbw_error_pct");
+            "time_error_pct,reference_busbw_GBps,opsim_busbw_GBps,busbw_error_pct,opsim_algorithm,"
+            "opsim_protocol");
   EXPECT_EQ(first.rfind("ring.csv,allreduce,nvlink-ring:4,4,ring,true,1048576,3.146e-05,", 0), 0u)
       << first;
+  EXPECT_TRUE(first.ends_with(",ring,wire")) << first;
+}
+
+// With algorithm auto the tuner picks per size; each row names what ran, the choice `opsim
+// collective` prints for that size.
+TEST(CliNcclCheck, EveryRowNamesTheAlgorithmAndProtocolTheTunerPickedForItsSize) {
+  const fs::path dir = scratch() / "auto";
+  fs::create_directories(dir);
+  write(dir / "h100.csv",
+        "bytes,time_us,algbw_GBps,busbw_GBps\n1024,20.00,0.05,0.09\n"
+        "1073741824,4000.0,268.44,469.77\n");
+  write(dir / "h100.yaml", "op: allreduce\ntopology: dgx-h100\ngpus: 8\nalgorithm: auto\n");
+  const auto r = opsim("nccl-check " + (dir / "h100.csv").string() + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out).at("tables").at(0).at("rows");
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    const std::string size = std::to_string(static_cast<long long>(row.at("bytes").get<double>()));
+    const auto c =
+        opsim("collective --op allreduce --topology dgx-h100 --sizes " + size + " --format json");
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    const auto chosen = nlohmann::json::parse(c.out).at("results").at(0);
+    EXPECT_EQ(row.at("opsim_algorithm"), chosen.at("chosen_algorithm")) << size;
+    EXPECT_EQ(row.at("opsim_protocol"), chosen.at("protocol")) << size;
+  }
+  // 1 KiB is latency-bound (a ring in LL); 1 GiB runs in the switch (NVLS, Simple).
+  EXPECT_EQ(rows[0].at("opsim_protocol"), "LL");
+  EXPECT_EQ(rows[1].at("opsim_algorithm"), "nvls");
+  EXPECT_EQ(rows[1].at("opsim_protocol"), "Simple");
+
+  const auto table = opsim("nccl-check " + (dir / "h100.csv").string());
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("opsim runs"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("nvls Simple"), std::string::npos) << table.out;
 }
 
 TEST(CliNcclCheck, ATopologyFileIsFoundBesideTheModelWhereverOpsimRuns) {
