@@ -46,6 +46,10 @@ struct CollectiveModel {
   /// has more. Measured: the published 16 GiB rings across ten 8-GPU H100 servers (median
   /// busbw 323.4 GB/s over 8 NICs, one channel each).
   double ring_network_channel_bytes_per_s = 40.4e9;
+  /// Rings across servers with LL128: the most bus bandwidth NCCL's tuner grants one channel
+  /// of the ring graph (perChMaxRingLL128Bws: Volta and Ampere 20, Hopper 36.7 GB/s; 0: no
+  /// cap); its graph has ring_channels_per_nic channels per NIC.
+  double ring_ll128_channel_busbw_bytes_per_s = 36.7e9;
 
   /// A ring step across servers moves in NCCL's slices, each forwarded once it is in, so one
   /// longer than a slice pays its latency on its first slice only. Payload bytes of a slice:

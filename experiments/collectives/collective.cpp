@@ -256,9 +256,9 @@ double links_s(const Request& r, std::string_view algorithm, Protocol p) {
   return collectives::ring_transfer_s(machine, r.op, r.gpus, r.bytes, p);
 }
 
-// The most bus bandwidth NCCL's tuner grants (ncclTopoTuneModel), 0 where none: ring and tree
-// LL at llMaxBws; the NVLS tree at perChMaxNVLSTreeBw for each of its channels, one per NIC
-// with a local GPU (here one per GPU of a server).
+// The most bus bandwidth NCCL's tuner grants (ncclTopoTuneModel) that the simulation keeps
+// to as well, 0 where none: ring and tree LL at llMaxBws; the NVLS tree at perChMaxNVLSTreeBw
+// for each of its channels, one per NIC with a local GPU (here one per GPU of a server).
 double max_busbw(const Request& r, std::string_view algorithm, Protocol p) {
   const CollectiveModel& m = r.machine.collectives();
   const bool two = r.servers.size() == 2;
@@ -272,16 +272,31 @@ double max_busbw(const Request& r, std::string_view algorithm, Protocol p) {
                                : m.ll_max_busbw_more_servers_bytes_per_s;
 }
 
-// The time the tuner's cap leaves S (bus bandwidth turned into algorithm bandwidth by
-// n/nsteps, the tree's by 1/2, as NCCL does), or 0 where no cap applies.
-double cap_s(const Request& r, std::string_view algorithm, Protocol p) {
-  const double cap = p == Protocol::kWire ? 0 : max_busbw(r, algorithm, p);
+// A cap in NCCL's tuner alone: a ring across servers with LL128 at perChMaxRingLL128Bw for
+// each channel of its graph. The published 10 x 8 H100 rings move faster with LL128 (128 MiB
+// all-gather at 158 GB/s where 8 channels x 36.7 leave 137), but NCCL leaves LL128 for Simple
+// where its tuner says, at 256 MiB there, where the published all-gather slows down.
+double tuner_only_max_busbw(const Request& r, std::string_view algorithm, Protocol p) {
+  if (algorithm != "ring" || p != Protocol::kLL128 || r.servers.size() < 2) return 0;
+  const std::size_t nics = r.servers.front().size();
+  return static_cast<double>(nics * collectives::ring_channels_per_nic(nics)) *
+         r.machine.collectives().ring_ll128_channel_busbw_bytes_per_s;
+}
+
+// The time a cap of `cap` bus bandwidth leaves S (turned into algorithm bandwidth by
+// n/nsteps, the tree's by 1/2, as NCCL does), or 0 where cap is 0.
+double time_at_busbw_s(const Request& r, std::string_view algorithm, double cap) {
   if (cap <= 0) return 0;
   const double n = static_cast<double>(r.gpus.size());
   const double steps = r.op == "allreduce"                                ? 2 * (n - 1)
                        : r.op == "reduce_scatter" || r.op == "all_gather" ? n - 1
                                                                           : n;
   return r.bytes / (cap * (algorithm == "tree" ? 0.5 : n / steps));
+}
+
+// The time the tuner's cap that the simulation keeps to leaves S, or 0 where none applies.
+double cap_s(const Request& r, std::string_view algorithm, Protocol p) {
+  return p == Protocol::kWire ? 0 : time_at_busbw_s(r, algorithm, max_busbw(r, algorithm, p));
 }
 
 // What the pipeline's fill stretches the busiest link's time by: a tree's k pieces (`chunks`
@@ -307,7 +322,10 @@ double transfer_s(const Request& r, std::string_view algorithm, Protocol p) {
 }
 
 double estimate_s(const Request& r, std::string_view algorithm, Protocol p) {
-  return latency_s(r, algorithm, p) + transfer_s(r, algorithm, p);
+  const double tuner_cap_s =
+      p == Protocol::kWire ? 0
+                           : time_at_busbw_s(r, algorithm, tuner_only_max_busbw(r, algorithm, p));
+  return latency_s(r, algorithm, p) + std::max(transfer_s(r, algorithm, p), tuner_cap_s);
 }
 
 struct Choice {

@@ -584,6 +584,34 @@ TEST(Collectives, RingsAcrossEightGpuServersRunOneChannelPerNic) {
   EXPECT_LT(estimate_s, options.bytes * 63 / 64 / (8 * nic_bytes_per_s) * 1.02);
 }
 
+TEST(Collectives, AcrossServersTheTunerCapsRingLl128AtNcclsPerChannelBusBandwidth) {
+  // NCCL's tuner grants a ring with LL128 at most perChMaxRingLL128Bw (36.7 GB/s on Hopper)
+  // per channel of its graph: 8 channels on ten 8-GPU servers, 294 GB/s, where Simple gets
+  // the NICs' 384. So from 256 MiB it takes Simple (the published all-gather slows down
+  // there). The simulation does not keep to that cap: LL128 moves as its links allow.
+  Machine cluster = resolve_topology("ib-cluster:10x8@400");
+  CollectiveOptions options;
+  options.bytes = 268435456;
+  options.protocol = "auto";
+  options.algorithm = "ring";
+  EXPECT_EQ(choose_collective("all_gather", cluster, options).protocol, "Simple");
+  options.protocol = "LL128";
+  const CollectivePlan capped = choose_collective("all_gather", cluster, options);
+  const double n = 80;
+  EXPECT_GT(capped.estimate_s, options.bytes * (n - 1) / n / (8 * 36.7e9));
+  const auto simulated_s = [&] {
+    return simulate_isolated(cluster, make_collective("all_gather", cluster, options).graph)
+        .makespan_s;
+  };
+  const double with_cap_s = simulated_s();
+
+  cluster.mutable_collectives().ring_ll128_channel_busbw_bytes_per_s = 0;
+  EXPECT_LT(choose_collective("all_gather", cluster, options).estimate_s, capped.estimate_s);
+  EXPECT_DOUBLE_EQ(simulated_s(), with_cap_s);
+  options.protocol = "auto";
+  EXPECT_EQ(choose_collective("all_gather", cluster, options).protocol, "LL128");
+}
+
 TEST(Collectives, AutoWeighsTheTreesPipelineFillAsTheSimulationPaysIt) {
   // One server of 256 GPUs on an NVLink ring: the tree is a chain of 255 hops, whose
   // pipeline fill the simulation pays; auto must not prefer it to the ring at 1 GiB.
