@@ -105,11 +105,14 @@ struct CollectiveModel {
   double p2p_channel_bytes_per_s = 0;
   /// Across servers: the channels NCCL gives a network peer before its cut for many peers
   /// (ncclTopoGetNchannels: at least one per NIC, and one per P2P_PER_CHANNEL_NET_BW of 14
-  /// GB/s of it, so 4 for a 400 Gb/s NIC) and what one moves, bytes/s (0: the links' alone):
-  /// measured from the published sends across ten H100 servers, one GPU each (NCCL's tuner
-  /// reckons 14 GB/s, P2P_PER_CHANNEL_NET_BW in src/graph/paths.cc).
+  /// GB/s of it, so 4 for a 400 Gb/s NIC). c of them move a send at 1 / (1 / (c x channel) +
+  /// 1 / shared), bytes/s: each byte passes its channel, then a stage all of them share (0:
+  /// no such limit). Measured from the published sends of one H100 cluster: one channel
+  /// moves 15.23 GB/s (ten 8-GPU servers), four 39.75 (two servers, one GPU each); two then
+  /// give 25.9, against 24.9–26.3 published with 1, 2 and 4 GPUs on ten servers.
   int p2p_network_channels = 4;
-  double p2p_network_channel_bytes_per_s = 12.44e9;
+  double p2p_network_channel_bytes_per_s = 18.52e9;
+  double p2p_network_shared_bytes_per_s = 85.8e9;
 };
 
 }  // namespace opsim

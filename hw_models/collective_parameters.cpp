@@ -296,6 +296,11 @@ const CollectiveParameter kCollectiveParameters[] = {
      .unit = kBandwidth,
      .zero_allowed = true,
      .doc = "send/recv across servers: the rate of one channel (0: the links' alone)"},
+    {.key = "p2p_network_shared_bandwidth",
+     .member = &C::p2p_network_shared_bytes_per_s,
+     .unit = kBandwidth,
+     .zero_allowed = true,
+     .doc = "send/recv across servers: the rate of the stage a send's channels share (0: none)"},
 };
 
 }  // namespace

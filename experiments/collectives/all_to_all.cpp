@@ -10,7 +10,8 @@
 // in an all-to-all the relay's forwards already overlap the next rounds. Inside a server a send
 // runs on the channels NCCL gives its size (p2p_channels_for), each at most p2p_channel_bandwidth:
 // a smaller send has fewer channels, so a slower rate. Across servers it runs on
-// p2p_network_channels, each at most p2p_network_channel_bandwidth.
+// p2p_network_channels, each at most p2p_network_channel_bandwidth, and then a stage they share
+// (p2p_network_shared_bandwidth).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -97,14 +98,32 @@ std::size_t p2p_channels_for(const CollectiveModel& model, double bytes, std::si
   return channels;
 }
 
+namespace {
+
+// The comm's p2p channels with servers of `gpus_per_server` GPUs: its ring channels, doubled
+// by ncclTopoPostset, rounded up to a power of 2.
+std::size_t comm_p2p_channels(std::size_t gpus_per_server) {
+  const std::size_t comm_channels = 2 * gpus_per_server * ring_channels_per_nic(gpus_per_server);
+  return std::bit_ceil(std::min<std::size_t>(comm_channels, 64));
+}
+
+// What `channels` of one send across servers move, wire bytes/s: each in parallel, then the
+// stage they share.
+double network_channels_bytes_per_s(const CollectiveModel& model, std::size_t channels) {
+  const double parallel_bytes_per_s =
+      static_cast<double>(channels) * model.p2p_network_channel_bytes_per_s;
+  if (model.p2p_network_shared_bytes_per_s <= 0) return parallel_bytes_per_s;
+  return 1 / (1 / parallel_bytes_per_s + 1 / model.p2p_network_shared_bytes_per_s);
+}
+
+}  // namespace
+
 std::size_t p2p_network_channels_for(const CollectiveModel& model, std::size_t ranks,
                                      std::size_t gpus_per_server) {
   constexpr std::size_t kPeersPerBatch = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
-  const std::size_t comm_channels = 2 * gpus_per_server * ring_channels_per_nic(gpus_per_server);
-  const std::size_t p2p_channels = std::bit_ceil(std::min<std::size_t>(comm_channels, 64));
   const std::size_t rounds = (ranks + kPeersPerBatch - 1) / kPeersPerBatch;
   std::size_t channels = std::bit_ceil(static_cast<std::size_t>(model.p2p_network_channels));
-  while (channels * rounds > p2p_channels && channels > 1) channels /= 2;
+  while (channels * rounds > comm_p2p_channels(gpus_per_server) && channels > 1) channels /= 2;
   return channels;
 }
 
@@ -122,7 +141,29 @@ double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, Dev
   const double links_bytes_per_s =
       machine.route_bytes_per_s(from, to) * efficiency(model, protocol, link);
   const double channels_bytes_per_s =
-      static_cast<double>(channels) * channel_bytes_per_s * protocol_efficiency(model, protocol);
+      (across ? network_channels_bytes_per_s(model, channels)
+              : static_cast<double>(channels) * channel_bytes_per_s) *
+      protocol_efficiency(model, protocol);
+  return std::max(1.0, links_bytes_per_s / channels_bytes_per_s);
+}
+
+double all_to_all_network_stretch(const Machine& machine, Protocol protocol,
+                                  std::span<const DeviceId> gpus) {
+  const CollectiveModel& model = machine.collectives();
+  const auto nodes = gpus_by_node(machine, gpus);
+  if (protocol == Protocol::kWire || nodes.size() < 2 || model.p2p_network_channel_bytes_per_s <= 0)
+    return 1.0;
+  const std::size_t g = nodes.front().size();
+  const std::size_t per_peer = p2p_network_channels_for(model, gpus.size(), g);
+  const std::size_t peers_at_once =
+      std::min(gpus.size() - g, std::max<std::size_t>(1, comm_p2p_channels(g) / per_peer));
+  const DeviceId from = nodes[0].front();
+  const DeviceId to = nodes[1].front();
+  const double links_bytes_per_s =
+      machine.route_bytes_per_s(from, to) * efficiency(model, protocol, LinkClass::kNetwork);
+  const double channels_bytes_per_s = static_cast<double>(peers_at_once) *
+                                      network_channels_bytes_per_s(model, per_peer) *
+                                      protocol_efficiency(model, protocol);
   return std::max(1.0, links_bytes_per_s / channels_bytes_per_s);
 }
 
@@ -130,12 +171,16 @@ void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus,
   const std::size_t n = gpus.size();
   const double piece = bytes / static_cast<double>(n);
   const Rails rails(builder.machine(), gpus);
+  const double across_stretch =
+      all_to_all_network_stretch(builder.machine(), builder.protocol(), gpus);
   sync::NameBuffer name;
   for (std::size_t k = 1; k < n; ++k)
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t j = (i + k) % n;
       name.clear().text("a2a ").number(i).text("→").number(j);
-      send(builder, rails, gpus[i], gpus[j], piece, name.view(), k == 1);
+      const bool across = link_class(builder.machine(), gpus[i], gpus[j]) == LinkClass::kNetwork;
+      send(builder, rails, gpus[i], gpus[j], piece, name.view(), k == 1,
+           across ? across_stretch : 1.0);
     }
 }
 

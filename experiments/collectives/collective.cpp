@@ -247,10 +247,12 @@ double links_s(const Request& r, std::string_view algorithm, Protocol p) {
     const DeviceId b = r.gpus[r.servers.size() > 1 ? r.servers.front().size() % r.gpus.size() : 1];
     const double eff = collectives::efficiency(m, p, collectives::link_class(machine, a, b));
     const double share = r.op == "all_to_all" ? (n - 1) / n : 1.0;
+    const bool across = r.servers.size() > 1;
     const double stretch = r.op == "sendrecv"
                                ? collectives::p2p_stretch(machine, p, a, b, r.bytes, r.gpus.size(),
                                                           r.servers.front().size())
-                               : 1.0;
+                           : across ? collectives::all_to_all_network_stretch(machine, p, r.gpus)
+                                    : 1.0;
     return r.bytes * share * stretch / (machine.route_bytes_per_s(a, b) * eff);
   }
   return collectives::ring_transfer_s(machine, r.op, r.gpus, r.bytes, p);

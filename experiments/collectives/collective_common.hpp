@@ -160,10 +160,17 @@ std::size_t p2p_network_channels_for(const CollectiveModel& model, std::size_t r
 /// How many times its payload a send of `bytes` from `from` to `to` moves so that it keeps
 /// within its channels' rate (p2p_channels_for x p2p_channel_bandwidth of wire bytes, so
 /// of payload at the protocol's efficiency), >= 1. Across servers the channels are
-/// p2p_network_channels_for at p2p_network_channel_bandwidth each; 1 on PCIe, with the wire
-/// protocol or with no channel rate set.
+/// p2p_network_channels_for at p2p_network_channel_bandwidth each, in series with the stage
+/// they share (p2p_network_shared_bandwidth); 1 on PCIe, with the wire protocol or with no
+/// channel rate set.
 double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, DeviceId to,
                    double bytes, std::size_t ranks, std::size_t gpus_per_server);
+/// How many times its payload an all-to-all's send across servers moves (>= 1): NCCL runs
+/// each peer on p2p_network_channels_for channels and as many peers at once as the comm's p2p
+/// channels hold, so with few peers on other servers (two servers of one GPU: one) the
+/// channels, not the NIC, bound it.
+double all_to_all_network_stretch(const Machine& machine, Protocol protocol,
+                                  std::span<const DeviceId> gpus);
 
 // Transfer time alone (no latency) each generator's copies need at least: the busiest link
 // direction's bytes (payload over the protocol's and link's efficiency) over its rate.

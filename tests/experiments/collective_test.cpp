@@ -688,12 +688,39 @@ TEST(Collectives, SendRecvAcrossServersRunsOnNcclsNetworkChannelsAndPipelinesIts
     across.gpus = first_gpus_per_server(cluster, static_cast<int>(per_server));
     const double channels = static_cast<double>(
         collectives::p2p_network_channels_for(model, across.gpus.size(), per_server));
-    const double wire_s = across.bytes / (channels * model.p2p_network_channel_bytes_per_s);
+    // The channels in parallel, then the stage they share.
+    const double wire_s = across.bytes / (channels * model.p2p_network_channel_bytes_per_s) +
+                          across.bytes / model.p2p_network_shared_bytes_per_s;
     const double across_s =
         simulate_isolated(cluster, make_collective("sendrecv", cluster, across).graph).makespan_s;
     EXPECT_GT(across_s, wire_s);
     EXPECT_LT(across_s, wire_s * 1.01 + 100e-6);
   }
+}
+
+TEST(Collectives, AllToAllAcrossServersIsBoundByItsPeersChannelsWhereItHasFewPeers) {
+  // Two servers of one GPU: each GPU's one remote peer runs on 4 channels, which move less
+  // than the NIC (the same rate as a sendrecv between them). Ten servers: two peers at once
+  // on 2 channels each, more than the NIC, so the NIC bounds it.
+  const Machine cluster = resolve_topology("ib-cluster:10x8@400");
+  const CollectiveModel& m = cluster.collectives();
+  CollectiveOptions options;
+  options.bytes = 4294967296.0;
+  options.protocol = "Simple";
+  const auto seconds = [&](std::string_view op, std::size_t servers) {
+    options.gpus = first_gpus_per_server(cluster, 1);
+    options.gpus.resize(servers);
+    return simulate_isolated(cluster, make_collective(op, cluster, options).graph).makespan_s;
+  };
+  const double four_channels_bytes_per_s =
+      1 / (1 / (4 * m.p2p_network_channel_bytes_per_s) + 1 / m.p2p_network_shared_bytes_per_s);
+  const double nic_bytes_per_s = 50e9 * m.network_efficiency;
+  ASSERT_LT(four_channels_bytes_per_s, 0.9 * nic_bytes_per_s);
+  const double two_s = seconds("all_to_all", 2);
+  EXPECT_NEAR(two_s, options.bytes / 2 / four_channels_bytes_per_s, 0.01 * two_s);
+  EXPECT_NEAR(seconds("sendrecv", 2), options.bytes / four_channels_bytes_per_s, 0.02 * two_s);
+  const double ten_s = seconds("all_to_all", 10);
+  EXPECT_NEAR(ten_s, options.bytes * 0.9 / nic_bytes_per_s, 0.03 * ten_s);
 }
 
 TEST(Collectives, TreesAcrossServersUseEveryRail) {
