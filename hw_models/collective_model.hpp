@@ -113,6 +113,11 @@ struct CollectiveModel {
   int p2p_network_channels = 4;
   double p2p_network_channel_bytes_per_s = 18.52e9;
   double p2p_network_shared_bytes_per_s = 85.8e9;
+  /// An out-of-place all-to-all's copy of a GPU's own part into its output: NCCL makes it a
+  /// send to itself on the p2p channels, at this rate, bytes/s (0: the GPU's memory alone).
+  /// Measured on H100: out of place, two servers of one GPU take S/2 / 393 GB/s more than
+  /// in place.
+  double p2p_self_copy_bytes_per_s = 0;
 };
 
 }  // namespace opsim

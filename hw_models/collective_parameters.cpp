@@ -301,6 +301,12 @@ const CollectiveParameter kCollectiveParameters[] = {
      .unit = kBandwidth,
      .zero_allowed = true,
      .doc = "send/recv across servers: the rate of the stage a send's channels share (0: none)"},
+    {.key = "p2p_self_copy_bandwidth",
+     .member = &C::p2p_self_copy_bytes_per_s,
+     .unit = kBandwidth,
+     .zero_allowed = true,
+     .doc = "all-to-all out of place: the rate of a GPU's copy of its own part (0: its memory's)",
+     .written_unless = 0},
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
-// All-to-all: every GPU sends S/n to each other GPU directly (NCCL's grouped send/recv),
+// All-to-all: every GPU sends S/n to each other GPU directly (NCCL's grouped send/recv) and,
+// out of place, copies its own S/n into its output (a send to itself, before the others),
 // posted in rounds of peer offset k: each round is a permutation, so when a GPU's channel
 // lane takes its sends one after another no GPU receives two at once. Each GPU sends and
 // receives (n-1)/n * S. (One round at a time follows the published 8 x H100 table's ramp:
@@ -25,6 +26,7 @@ namespace {
 
 constexpr int kOwnLane = 0;    // a GPU's own sends, one round after another
 constexpr int kRelayLane = 1;  // forwards of PXN relays
+constexpr int kSelfLane = 2;   // a GPU's copy of its own part, beside its sends
 
 // For each GPU, its server's GPUs in order and its index among them (its rail).
 class Rails {
@@ -174,6 +176,14 @@ void add_direct_all_to_all(StepBuilder& builder, std::span<const DeviceId> gpus,
   const double across_stretch =
       all_to_all_network_stretch(builder.machine(), builder.protocol(), gpus);
   sync::NameBuffer name;
+  // Out of place (nccl-tests' first columns) each GPU also copies its own part into its
+  // output: NCCL's send to itself, its first round, on the channels its sends use. Where those
+  // channels, not the NIC, bound the sends it holds them up; elsewhere it runs beside them.
+  if (builder.protocol() != Protocol::kWire)
+    for (std::size_t i = 0; i < n; ++i) {
+      name.clear().text("a2a ").number(i).text("→").number(i);
+      builder.self_copy(gpus[i], piece, name.view(), across_stretch > 1 ? kOwnLane : kSelfLane);
+    }
   for (std::size_t k = 1; k < n; ++k)
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t j = (i + k) % n;

@@ -55,6 +55,9 @@ class StepBuilder {
   /// The rest of a transfer whose first part went before it on the same lane: its bytes
   /// follow that part's on the wire, with neither a step latency nor a route latency.
   OpId continue_copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream);
+  /// A copy inside `gpu`'s memory by the collective's thread blocks (no step latency), at
+  /// most p2p_self_copy_bandwidth (its bytes stretched to keep within it).
+  OpId self_copy(DeviceId gpu, double bytes, std::string_view name, int stream);
   void after(OpId before, OpId op) { graph_.add_dependency(before, op); }
   const Machine& machine() const { return machine_; }
   Protocol protocol() const { return protocol_; }

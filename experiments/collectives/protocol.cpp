@@ -140,4 +140,20 @@ OpId StepBuilder::continue_copy(DeviceId src, DeviceId dst, double bytes, std::s
   return id;
 }
 
+OpId StepBuilder::self_copy(DeviceId gpu, double bytes, std::string_view name, int stream) {
+  Op op;
+  op.kind = OpKind::kCopy;
+  op.device = gpu;
+  op.peer = gpu;
+  op.stream = stream;
+  op.kernel_copy = true;
+  op.bytes = bytes;
+  const double channels_bytes_per_s = machine_.collectives().p2p_self_copy_bytes_per_s;
+  // The simulation's memory bus carries a copy's read and its write: half the memory's rate.
+  const double memory_copy_bytes_per_s = machine_.device(gpu).gpu.memory_bytes_per_s / 2;
+  if (protocol_ != Protocol::kWire && channels_bytes_per_s > 0)
+    op.bytes = bytes * std::max(1.0, memory_copy_bytes_per_s / channels_bytes_per_s);
+  return graph_.add(op, name);
+}
+
 }  // namespace opsim::collectives

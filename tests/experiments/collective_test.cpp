@@ -101,8 +101,8 @@ TEST(Collectives, GraphsHoldCopiesOnlyReductionsAreFused) {
   EXPECT_EQ(make_collective("broadcast", m, options).graph.size(), 2u * 3 * 4);
   options.algorithm = "tree";  // two chains of 3 hops, up and down, 4 pieces
   EXPECT_EQ(make_collective("allreduce", m, options).graph.size(), 2u * 2 * 3 * 4);
-  options.algorithm = "direct";
-  EXPECT_EQ(make_collective("all_to_all", m, options).graph.size(), 4u * 3);
+  options.algorithm = "direct";  // each GPU's 3 sends and, out of place, its copy to itself
+  EXPECT_EQ(make_collective("all_to_all", m, options).graph.size(), 4u * 3 + 4);
   EXPECT_EQ(make_collective("sendrecv", m, options).graph.size(), 4u);
 }
 
@@ -717,10 +717,36 @@ TEST(Collectives, AllToAllAcrossServersIsBoundByItsPeersChannelsWhereItHasFewPee
   const double nic_bytes_per_s = 50e9 * m.network_efficiency;
   ASSERT_LT(four_channels_bytes_per_s, 0.9 * nic_bytes_per_s);
   const double two_s = seconds("all_to_all", 2);
-  EXPECT_NEAR(two_s, options.bytes / 2 / four_channels_bytes_per_s, 0.01 * two_s);
+  // Before its send each GPU copies its own S/2 on the same channels (out of place).
+  const double self_copy_s = options.bytes / 2 / m.p2p_self_copy_bytes_per_s;
+  EXPECT_NEAR(two_s, options.bytes / 2 / four_channels_bytes_per_s + self_copy_s, 0.01 * two_s);
   EXPECT_NEAR(seconds("sendrecv", 2), options.bytes / four_channels_bytes_per_s, 0.02 * two_s);
   const double ten_s = seconds("all_to_all", 10);
   EXPECT_NEAR(ten_s, options.bytes * 0.9 / nic_bytes_per_s, 0.03 * ten_s);
+}
+
+TEST(Collectives, AnAllToAllsCopyToItselfHoldsUpItsSendsOnlyWhereTheirChannelsBindThem) {
+  // Out of place each GPU also copies its own S/n, on the channels of its sends. Two servers
+  // of one GPU: those channels bind the send, so the copy adds its S/2 at
+  // p2p_self_copy_bandwidth. One server of eight: the NVLinks bind, the copy runs beside.
+  const auto seconds = [](Machine machine, std::size_t servers, double self_copy_bytes_per_s) {
+    machine.mutable_collectives().p2p_self_copy_bytes_per_s = self_copy_bytes_per_s;
+    CollectiveOptions options;
+    options.bytes = 1 << 30;
+    options.protocol = "Simple";
+    options.gpus = first_gpus_per_server(machine, servers == 1 ? 8 : 1);
+    options.gpus.resize(servers == 1 ? 8 : servers);
+    return simulate_isolated(machine, make_collective("all_to_all", machine, options).graph)
+        .makespan_s;
+  };
+  const Machine cluster = resolve_topology("ib-cluster:2x8@400");
+  const double slow_copy_bytes_per_s = 100e9;
+  const double two_servers_s = seconds(cluster, 2, slow_copy_bytes_per_s);
+  EXPECT_NEAR(two_servers_s - seconds(cluster, 2, 0), (1 << 30) / 2 / slow_copy_bytes_per_s,
+              0.02 * two_servers_s);
+  const double one_server_s = seconds(cluster, 1, slow_copy_bytes_per_s);
+  EXPECT_NEAR(one_server_s, seconds(cluster, 1, 0), 0.005 * one_server_s);
+  EXPECT_GT(one_server_s, (1 << 30) / 8 / slow_copy_bytes_per_s);  // the copy fits beside
 }
 
 TEST(Collectives, TreesAcrossServersUseEveryRail) {
