@@ -102,8 +102,9 @@ double StepBuilder::slice_bytes() const {
   return std::numeric_limits<double>::infinity();
 }
 
-OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream,
-                       bool first, bool pays_latency) {
+namespace {
+
+Op kernel_copy(DeviceId src, DeviceId dst, double bytes, int stream) {
   Op op;
   op.kind = OpKind::kCopy;
   op.device = src;
@@ -111,6 +112,14 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
   op.stream = stream;
   op.kernel_copy = true;  // NCCL's channels copy with thread blocks, not DMA engines
   op.bytes = bytes;
+  return op;
+}
+
+}  // namespace
+
+OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream,
+                       bool first, bool pays_latency) {
+  Op op = kernel_copy(src, dst, bytes, stream);
   if (protocol_ != Protocol::kWire) {
     const CollectiveModel& model = machine_.collectives();
     const LinkClass link = link_class(machine_, src, dst);
@@ -141,13 +150,7 @@ OpId StepBuilder::continue_copy(DeviceId src, DeviceId dst, double bytes, std::s
 }
 
 OpId StepBuilder::self_copy(DeviceId gpu, double bytes, std::string_view name, int stream) {
-  Op op;
-  op.kind = OpKind::kCopy;
-  op.device = gpu;
-  op.peer = gpu;
-  op.stream = stream;
-  op.kernel_copy = true;
-  op.bytes = bytes;
+  Op op = kernel_copy(gpu, gpu, bytes, stream);
   const double channels_bytes_per_s = machine_.collectives().p2p_self_copy_bytes_per_s;
   // The simulation's memory bus carries a copy's read and its write: half the memory's rate.
   const double memory_copy_bytes_per_s = machine_.device(gpu).gpu.memory_bytes_per_s / 2;
