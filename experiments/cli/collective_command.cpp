@@ -98,7 +98,7 @@ std::vector<Row> run_rows(const CollectiveCommandOptions& options, const Machine
                                      ": ");
     Row& row = rows[i];
     row.time_s = std::stod(outcomes[i].text);
-    row.algbw = row.time_s > 0 ? row.bytes / row.time_s : std::nan("");
+    row.algbw = algbw_bytes_per_s(row.bytes, row.time_s);
     row.busbw = row.algbw * factor;
   }
   return rows;

@@ -97,15 +97,14 @@ struct CompareRow {
 };
 
 // nccl-tests' bandwidths of an allreduce of the gradient: algbw = S / makespan, busbw = algbw x
-// 2(n-1)/n (S the gradient's bytes per GPU, n its GPUs). NaN for a makespan of 0.
+// 2(n-1)/n (S the gradient's bytes per GPU, n its GPUs). NaN for a makespan under 1 us.
 struct Bandwidths {
   double algbw_bytes_per_s = 0;
   double busbw_bytes_per_s = 0;
 };
 
 Bandwidths bandwidths_of(const StrategyRunResult& r, double bytes) {
-  if (!(r.makespan_s > 0)) return {std::nan(""), std::nan("")};
-  const double algbw = bytes / r.makespan_s;
+  const double algbw = algbw_bytes_per_s(bytes, r.makespan_s);
   return {algbw, algbw * bus_factor("allreduce", static_cast<std::size_t>(r.gpus))};
 }
 

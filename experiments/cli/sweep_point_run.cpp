@@ -83,7 +83,7 @@ PointMetrics run_strategy_point(const SweepSpec& spec, const SweepPoint& point) 
   PointMetrics m;
   m.makespan_s = r.makespan_s;
   m.lower_bound_s = r.lower_bound_s;
-  m.algbw_bytes_per_s = r.makespan_s > 0 ? request.bytes / r.makespan_s : kNoValue;
+  m.algbw_bytes_per_s = algbw_bytes_per_s(request.bytes, r.makespan_s);
   m.bus_factor =
       bus_factor("allreduce", static_cast<std::size_t>(r.gpus));  // every strategy is one
   m.bytes_moved = r.bytes_moved;
@@ -122,7 +122,7 @@ PointMetrics run_collective_point(const SweepSpec& spec, const SweepPoint& point
   sim_options.record_op_times = false;
   PointMetrics m;
   m.makespan_s = simulate(machine, plan.graph, sim_options).makespan_s;
-  m.algbw_bytes_per_s = m.makespan_s > 0 ? options.bytes / m.makespan_s : kNoValue;
+  m.algbw_bytes_per_s = algbw_bytes_per_s(options.bytes, m.makespan_s);
   m.bus_factor = bus_factor(op, options.gpus.size());
   m.gpus_used = static_cast<double>(options.gpus.size());
   add_traffic(m, machine, plan.graph);

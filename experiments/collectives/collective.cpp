@@ -456,6 +456,10 @@ double bus_factor(std::string_view op, std::size_t n) {
   fail(op, "unknown collective (choose " + joined(kCollectives) + ")");
 }
 
+double algbw_bytes_per_s(double bytes, double time_s) {
+  return time_s >= kShortestTimeForBandwidth_s ? bytes / time_s : std::nan("");
+}
+
 std::size_t pipeline_chunks(double bytes) {
   constexpr double kPieceBytes = 128.0 * 1024.0;
   constexpr double kMostPieces = 4096;

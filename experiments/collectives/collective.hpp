@@ -75,6 +75,14 @@ std::string protocol_choice_error(std::string_view text);
 /// reduce_scatter, all_gather and all_to_all; 1 broadcast, reduce and sendrecv.
 double bus_factor(std::string_view op, std::size_t n);
 
+/// Simulated times are whole nanoseconds, so a bandwidth from a shorter time than this could
+/// be off by more than 0.05 % (a 32-byte copy of 1.28 ns on a 25 GB/s link ends at 1 ns).
+inline constexpr double kShortestTimeForBandwidth_s = 1e-6;
+
+/// nccl-tests' algbw: `bytes` / `time_s`; NaN (shown as "-" or null) for a time under
+/// kShortestTimeForBandwidth_s.
+double algbw_bytes_per_s(double bytes, double time_s);
+
 /// The pieces a pipelined broadcast or reduce cuts S into: 128 KiB each (NCCL's slices are
 /// of that order), at most 4096 (from 512 MiB on, the pieces grow).
 std::size_t pipeline_chunks(double bytes);

@@ -39,8 +39,7 @@ std::vector<NcclCheckRow> compare_with_reference(const NcclReference& reference,
     row.opsim_time_s = opsim_times_s[i];
     row.time_error_pct = (row.opsim_time_s / row.reference_time_s - 1) * 100;
     row.reference_busbw_GBps = published.busbw_GBps;
-    row.opsim_busbw_GBps =
-        row.opsim_time_s > 0 ? row.bytes / row.opsim_time_s / 1e9 * factor : std::nan("");
+    row.opsim_busbw_GBps = algbw_bytes_per_s(row.bytes, row.opsim_time_s) / 1e9 * factor;
     row.busbw_error_pct = published.busbw_GBps >= kLeastComparableBusbw_GBps
                               ? (row.opsim_busbw_GBps / published.busbw_GBps - 1) * 100
                               : std::nan("");

@@ -110,6 +110,27 @@ TEST(CliCollective, EveryCollectiveOnTheBooksServerHasTheLinksBusBandwidth) {
   }
 }
 
+TEST(CliCollective, BandwidthsOfTimesUnderAMicrosecondAreLeftOut) {
+  // Simulated times are whole nanoseconds: 32 B over a 25 GB/s link take 1.28 ns and end
+  // at 1 ns, which would claim 32 GB/s. From 32 KiB (1.31 us) the link's rate shows.
+  const auto r = opsim(
+      "collective --op sendrecv --topology nvlink-ring:8 --protocol wire --sizes 32B:32KiB "
+      "--factor 1024 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out).at("results");
+  ASSERT_EQ(rows.size(), 2u) << r.out;
+  EXPECT_LT(rows[0].at("time_s").get<double>(), 1e-6);
+  EXPECT_TRUE(rows[0].at("algbw_GBps").is_null()) << rows[0];
+  EXPECT_TRUE(rows[0].at("busbw_GBps").is_null()) << rows[0];
+  EXPECT_NEAR(rows[1].at("busbw_GBps").get<double>(), 25.0, 0.025) << rows[1];
+
+  const auto table = opsim(
+      "collective --op sendrecv --topology nvlink-ring:8 --protocol wire --sizes 32B");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("0.00             -             -  direct"), std::string::npos)
+      << table.out;
+}
+
 TEST(CliCollective, SizesDoubleFromMinToMaxInTableAndCsv) {
   const auto r =
       opsim("collective --op all_gather --topology nvlink-ring:8 --sizes 1KB:1MB --format csv");
