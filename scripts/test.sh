@@ -27,7 +27,11 @@ fi
 
 if [ "${OPSIM_SKIP_ASAN:-0}" != "1" ]; then
   echo "== non-GUI tests under AddressSanitizer and UndefinedBehaviorSanitizer (build-asan/)"
+  # -O1 -g1 instead of -O2 -g: reports keep file:line stacks (line tables), and the build takes
+  # 646 s instead of about 1390 s on 2 cores (the tests themselves take 30 s either way).
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
     -DOPSIM_SANITIZE=address,undefined -DOPSIM_BUILD_GUI=OFF -DOPSIM_BUILD_BENCHMARKS=OFF \
     -DOPSIM_WITH_CUDA=OFF >/dev/null
   # Not here: gui_test (no GUI in this build); cli_test and calibration_cli_test (they run the
