@@ -30,5 +30,10 @@ build_dir=${OPSIM_BUILD_DIR:-build}
 # running the two README commands one after the other does not rebuild everything.
 extra=()
 [ "${CI:-}" = "true" ] && extra+=(-DOPSIM_WERROR=ON)
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${extra[@]}" "$@" >/dev/null
+# -g1 (line tables: profilers and backtraces keep file:line) instead of -g: a third less
+# compile time. Arguments override it, e.g. -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g -DNDEBUG".
+release_flags="-O2 -g1 -DNDEBUG"
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$release_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$release_flags" \
+  "${extra[@]}" "$@" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"
