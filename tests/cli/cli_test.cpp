@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "engine/chrome_trace_rules.hpp"
+#include "tests/cli/cli_test_scratch.hpp"
 #include "tests/support/opsim_command.hpp"
 
 namespace {
@@ -21,13 +22,8 @@ namespace fs = std::filesystem;
 using opsim::test::CommandResult;
 using opsim::test::slurp;
 
-fs::path scratch_dir() {
-  return opsim::test::scratch_dir("opsim_cli_test");
-}
-
-CommandResult opsim(const std::string& args) {
-  return opsim::test::run_opsim(args, scratch_dir());
-}
+using opsim::test::cli::opsim;
+using opsim::test::cli::scratch_dir;
 
 std::string data(const char* name) {
   return std::string(OPSIM_SOURCE_DIR) + "/tests/cli/data/" + name;

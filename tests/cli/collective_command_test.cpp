@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "tests/cli/cli_test_scratch.hpp"
 #include "tests/support/opsim_command.hpp"
 
 namespace {
@@ -14,9 +15,7 @@ namespace fs = std::filesystem;
 
 using opsim::test::CommandResult;
 
-CommandResult opsim(const std::string& args) {
-  return opsim::test::run_opsim(args, opsim::test::scratch_dir("opsim_collective_test"));
-}
+using opsim::test::cli::opsim;
 
 void expect_one_line_exit_2(const CommandResult& r) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
@@ -124,8 +123,8 @@ TEST(CliCollective, BandwidthsOfTimesUnderAMicrosecondAreLeftOut) {
   EXPECT_TRUE(rows[0].at("busbw_GBps").is_null()) << rows[0];
   EXPECT_NEAR(rows[1].at("busbw_GBps").get<double>(), 25.0, 0.025) << rows[1];
 
-  const auto table = opsim(
-      "collective --op sendrecv --topology nvlink-ring:8 --protocol wire --sizes 32B");
+  const auto table =
+      opsim("collective --op sendrecv --topology nvlink-ring:8 --protocol wire --sizes 32B");
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("0.00             -             -  direct"), std::string::npos)
       << table.out;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/cli/cli_test_scratch.hpp"
 #include "tests/support/opsim_command.hpp"
 
 namespace {
@@ -21,13 +22,8 @@ namespace fs = std::filesystem;
 
 using opsim::test::CommandResult;
 
-fs::path scratch_dir() {
-  return opsim::test::scratch_dir("opsim_exit_code_test");
-}
-
-CommandResult opsim(const std::string& args) {
-  return opsim::test::run_opsim(args, scratch_dir());
-}
+using opsim::test::cli::opsim;
+using opsim::test::cli::scratch_dir;
 
 void expect_one_line(const std::string& text) {
   ASSERT_FALSE(text.empty());

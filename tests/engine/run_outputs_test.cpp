@@ -10,16 +10,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/scratch_files.hpp"
+
 namespace opsim {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path scratch_dir(const std::string& name) {
-  const fs::path dir = fs::path(OPSIM_BINARY_DIR) / "test_scratch" / "run_outputs" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+fs::path run_outputs_dir(const std::string& name) {
+  return test::empty_build_scratch_dir(fs::path("run_outputs") / name);
 }
 
 void write(const fs::path& path, const char* text) {
@@ -27,7 +26,7 @@ void write(const fs::path& path, const char* text) {
 }
 
 TEST(RunOutputs, AFailedRunRemovesItsFilesAndTheDirectoriesItMade) {
-  const fs::path base = scratch_dir("failed");
+  const fs::path base = run_outputs_dir("failed");
   const fs::path dir = base / "a" / "b";
   {
     RunOutputs outputs(dir);
@@ -41,7 +40,7 @@ TEST(RunOutputs, AFailedRunRemovesItsFilesAndTheDirectoriesItMade) {
 }
 
 TEST(RunOutputs, FilesItDidNotWriteStay) {
-  const fs::path dir = scratch_dir("others");
+  const fs::path dir = run_outputs_dir("others");
   write(dir / "notes.txt", "mine");
   write(dir / "victim.json", "old");
   fs::create_symlink("victim.json", dir / "link.json");
@@ -60,7 +59,7 @@ TEST(RunOutputs, FilesItDidNotWriteStay) {
 }
 
 TEST(RunOutputs, ACompleteRunKeepsEverything) {
-  const fs::path dir = scratch_dir("kept") / "traces";
+  const fs::path dir = run_outputs_dir("kept") / "traces";
   {
     RunOutputs outputs(dir);
     outputs.prepare();
@@ -79,7 +78,7 @@ TEST(RunOutputs, WithoutADirectoryNothingHappens) {
 }
 
 TEST(RunOutputs, SigtermRemovesWhatTheRunWrote) {
-  const fs::path dir = scratch_dir("signal");
+  const fs::path dir = run_outputs_dir("signal");
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {

@@ -13,6 +13,7 @@
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_rules.hpp"
 #include "engine/chrome_trace_writer.hpp"
+#include "tests/support/scratch_files.hpp"
 #include "trace_test_support.hpp"
 
 namespace opsim {
@@ -25,20 +26,6 @@ std::string to_chrome(const Trace& trace) {
   std::ostringstream out;
   write_chrome_trace(trace, out);
   return out.str();
-}
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-fs::path scratch_dir(const std::string& name) {
-  const fs::path dir = fs::path(OPSIM_BINARY_DIR) / "test_scratch" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
 }
 
 void write_text(const fs::path& path, const std::string& text) {
@@ -192,20 +179,20 @@ TEST(ChromeTrace, RuleCheckerCatchesBrokenTraces) {
 }
 
 TEST(ChromeTrace, SameTraceGivesByteIdenticalFiles) {
-  const fs::path dir = scratch_dir("chrome_identical");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_identical");
   const Trace trace = test::hand_made_trace();
   write_chrome_trace(trace, dir / "a.json");
   write_chrome_trace(trace, dir / "b.json");
-  const std::string a = slurp(dir / "a.json");
+  const std::string a = test::slurp(dir / "a.json");
   EXPECT_FALSE(a.empty());
-  EXPECT_EQ(a, slurp(dir / "b.json"));
+  EXPECT_EQ(a, test::slurp(dir / "b.json"));
   EXPECT_EQ(a, to_chrome(test::hand_made_trace()));
   // Only the two files: no temporaries left behind.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
 }
 
 TEST(ChromeTrace, ReadBackGivesTheSameTrace) {
-  const fs::path dir = scratch_dir("chrome_round_trip");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_round_trip");
   Trace trace = test::hand_made_trace();
   trace.ops[2].start_ns = 123'456'789'012'345;  // ~1.4 days: still exact in microseconds
   trace.ops[2].end_ns = 123'456'789'012'346;
@@ -223,12 +210,12 @@ TEST(ChromeTrace, ReadBackGivesTheSameTrace) {
   EXPECT_EQ(back.lanes, trace.lanes);
   // And writing what was read gives the same bytes.
   write_chrome_trace(back, dir / "again.json");
-  EXPECT_EQ(slurp(dir / "t.json"), slurp(dir / "again.json"));
+  EXPECT_EQ(test::slurp(dir / "t.json"), test::slurp(dir / "again.json"));
 }
 
 TEST(ChromeTrace, ReaderAcceptsEventsBeforeOtherData) {
   // Another tool may re-order the top-level keys; the events then arrive before the model.
-  const fs::path dir = scratch_dir("chrome_reordered");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_reordered");
   const Trace trace = test::hand_made_trace();
   const json doc = json::parse(to_chrome(trace));
   const std::string text = "{\"traceEvents\":" + doc["traceEvents"].dump(2) +
@@ -256,15 +243,15 @@ TEST(ChromeTrace, FastAndCheckedReadersAgree) {
 }
 
 TEST(ChromeTrace, EmptyTraceRoundTrips) {
-  const fs::path dir = scratch_dir("chrome_empty");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_empty");
   Trace trace;
   write_chrome_trace(trace, dir / "e.json");
   EXPECT_TRUE(read_chrome_trace((dir / "e.json").string()) == trace);
-  EXPECT_TRUE(check_chrome_trace_rules(json::parse(slurp(dir / "e.json"))).empty());
+  EXPECT_TRUE(check_chrome_trace_rules(json::parse(test::slurp(dir / "e.json"))).empty());
 }
 
 TEST(ChromeTrace, ReaderRejectsGarbageWithPlace) {
-  const fs::path dir = scratch_dir("chrome_garbage");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_garbage");
   write_text(dir / "garbage.json", "{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n]}");
   const std::string message = error_of(dir / "garbage.json");
   EXPECT_EQ(message.rfind((dir / "garbage.json").string() + ":2:", 0), 0u) << message;
@@ -280,7 +267,7 @@ TEST(ChromeTrace, ReaderRejectsGarbageWithPlace) {
 }
 
 TEST(ChromeTrace, ReaderRefusesWhatIsNotARegularFileWithoutBlocking) {
-  const fs::path dir = scratch_dir("chrome_not_regular");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_not_regular");
   const fs::path fifo = dir / "fifo.json";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_EQ(error_of(fifo), fifo.string() + ": is a FIFO (named pipe), not a trace file");
@@ -289,7 +276,7 @@ TEST(ChromeTrace, ReaderRefusesWhatIsNotARegularFileWithoutBlocking) {
 }
 
 TEST(ChromeTrace, ReaderRefusesKeysGivenTwice) {
-  const fs::path dir = scratch_dir("chrome_twice");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_twice");
   json doc = json::parse(to_chrome(test::hand_made_trace()));
   std::string text = doc.dump();
   // The same top-level key twice, and one key twice inside the third event.
@@ -309,7 +296,7 @@ TEST(ChromeTrace, ReaderRefusesKeysGivenTwice) {
 
 // Another tool may write the events before otherData: the same trace, read the slow way.
 TEST(ChromeTrace, EventsBeforeOtherDataReadTheSame) {
-  const fs::path dir = scratch_dir("chrome_reordered");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_reordered");
   const Trace trace = test::hand_made_trace();
   const json doc = json::parse(to_chrome(trace));
   const std::string text = "{\"traceEvents\": " + doc["traceEvents"].dump() +
@@ -320,7 +307,7 @@ TEST(ChromeTrace, EventsBeforeOtherDataReadTheSame) {
 
 // Counts and times that would exhaust memory or leave int64 nanoseconds are refused.
 TEST(ChromeTrace, ReaderRefusesCountsAndTimesOutOfRange) {
-  const fs::path dir = scratch_dir("chrome_ranges");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_ranges");
   const json doc = json::parse(to_chrome(test::hand_made_trace()));
 
   json many = doc;
@@ -350,7 +337,7 @@ TEST(ChromeTrace, ReaderRefusesCountsAndTimesOutOfRange) {
 }
 
 TEST(ChromeTrace, ReaderRejectsOtherTools) {
-  const fs::path dir = scratch_dir("chrome_foreign");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_foreign");
   write_text(dir / "chrome.json",
              R"({"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":0,"dur":1}]})");
   EXPECT_EQ(
@@ -364,7 +351,7 @@ TEST(ChromeTrace, ReaderRejectsOtherTools) {
 }
 
 TEST(ChromeTrace, ReaderRejectsDamagedOpsimFiles) {
-  const fs::path dir = scratch_dir("chrome_damaged");
+  const fs::path dir = test::empty_build_scratch_dir("chrome_damaged");
   json doc = json::parse(to_chrome(test::hand_made_trace()));
 
   json no_op = doc;

@@ -4,16 +4,16 @@
 #include <map>
 #include <set>
 
+#include "common/input_error.hpp"
 #include "experiments/sync/nvlink_cycles.hpp"
 #include "experiments/sync/sync_strategy.hpp"
-#include "common/input_error.hpp"
 #include "sync_test_machines.hpp"
 #include "sync_test_util.hpp"
 
 namespace opsim {
 namespace {
 
-constexpr double kS = 160e6;
+using testing::kS;
 
 int ring_of(std::string_view name) {
   EXPECT_TRUE(name.starts_with("r")) << name;

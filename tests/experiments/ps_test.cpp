@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "experiments/sync/sync_strategy.hpp"
 #include "common/input_error.hpp"
+#include "experiments/sync/sync_strategy.hpp"
 #include "sync_test_machines.hpp"
 #include "sync_test_util.hpp"
 
@@ -11,7 +11,7 @@ namespace {
 using testing::link_bytes;
 using testing::on_link;
 
-constexpr double kS = 160e6;
+using testing::kS;
 
 /// Every op each op waits for, directly or not.
 std::vector<std::vector<char>> ancestors(const OpGraph& graph) {

@@ -18,7 +18,7 @@ namespace {
 using testing::link_bytes;
 using testing::on_link;
 
-constexpr double kS = 160e6;
+using testing::kS;
 
 SyncOptions comm_only() {
   SyncOptions options;

@@ -16,6 +16,9 @@
 
 namespace opsim::testing {
 
+/// The book's gradient size S on every GPU, bytes (fp32).
+inline constexpr double kS = 160e6;
+
 /// Bytes each link carries in each direction: [link * 2 + (forward ? 0 : 1)].
 inline std::vector<double> link_bytes(const Machine& machine, const OpGraph& graph) {
   std::vector<double> bytes(machine.links().size() * 2, 0.0);

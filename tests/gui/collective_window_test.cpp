@@ -22,18 +22,15 @@
 #include "gui/scenario_panel.hpp"
 #include "gui/summary_chart.hpp"
 #include "gui/timeline_view.hpp"
+#include "gui_test_support.hpp"
 #include "tests/support/opsim_command.hpp"
 
 namespace opsim::gui {
 namespace {
 
-QString cli_path() {
-  return QStringLiteral(OPSIM_BINARY_DIR "/bin/opsim");
-}
+using testing::cli_path;
 
-void settle() {
-  for (int i = 0; i < 20; ++i) QApplication::processEvents();
-}
+using testing::settle;
 
 Scenario dgx1_allreduce(const QStringList& algorithms) {
   Scenario s;

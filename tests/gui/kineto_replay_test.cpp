@@ -14,14 +14,13 @@
 
 #include "gui/main_window.hpp"
 #include "gui/timeline_view.hpp"
+#include "gui_test_support.hpp"
 #include "tests/support/opsim_command.hpp"
 
 namespace opsim::gui {
 namespace {
 
-QString cli_path() {
-  return QStringLiteral(OPSIM_BINARY_DIR) + QStringLiteral("/bin/opsim");
-}
+using testing::cli_path;
 
 void write_text(const QString& path, const std::string& text) {
   QFile f(path);
@@ -52,12 +51,7 @@ bool has_lanes(const Pane& pane, const char* prefix) {
 }
 
 // The op named `name` ("real r0 gemm_kernel").
-std::uint32_t op_named(const Trace& t, const std::string& name) {
-  for (std::uint32_t i = 0; i < t.ops.size(); ++i)
-    if (t.ops[i].name == name) return i;
-  ADD_FAILURE() << "no op " << name;
-  return 0;
-}
+using testing::op_named;
 
 // What a replay pane must show: both sides, paired, with the step error.
 void expect_replay_pane(MainWindow& w, const Pane& pane) {

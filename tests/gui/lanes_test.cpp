@@ -15,7 +15,7 @@
 namespace opsim::gui {
 namespace {
 
-constexpr TimeNs kMs = 1000000;
+using testing::kMs;
 
 std::uint32_t row_with_key(const TimelineModel& m, const std::string& key) {
   for (std::uint32_t r = 0; r < m.rows().size(); ++r) {

@@ -13,6 +13,7 @@
 #include "engine/chrome_trace_writer.hpp"
 #include "gui/timeline_view.hpp"
 #include "gui/trace_loader.hpp"
+#include "gui_test_support.hpp"
 #include "test_traces.hpp"
 #include "tests/support/opsim_command.hpp"
 
@@ -25,9 +26,7 @@ QString screenshot_path(const char* name) {
   return dir + QLatin1Char('/') + QLatin1String(name);
 }
 
-void settle() {
-  for (int i = 0; i < 20; ++i) QApplication::processEvents();
-}
+using testing::settle;
 
 // A run result built in code: the tree trace twice, as "tree" and a slower "cpu".
 RunResult fixture_result() {

@@ -12,7 +12,7 @@
 namespace opsim::gui {
 namespace {
 
-constexpr double kMs = 1e6;
+using testing::kMs;
 
 QString screenshot_dir() {
   const QString dir = QStringLiteral(OPSIM_BINARY_DIR) + QStringLiteral("/gui-screenshots");

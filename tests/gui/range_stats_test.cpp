@@ -7,7 +7,7 @@
 namespace opsim::gui {
 namespace {
 
-constexpr TimeNs kMs = 1000000;
+using testing::kMs;
 
 TEST(RangeStats, WholeTreeRun) {
   const TimelineModel m(testing::tree_trace());

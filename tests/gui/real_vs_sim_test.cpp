@@ -17,6 +17,7 @@
 #include "gui/summary.hpp"
 #include "gui/timeline_model.hpp"
 #include "gui/trace_loader.hpp"
+#include "gui_test_support.hpp"
 #include "tests/support/opsim_command.hpp"
 
 namespace opsim::gui {
@@ -24,9 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-QString cli_path() {
-  return QStringLiteral(OPSIM_BINARY_DIR "/bin/opsim");
-}
+using testing::cli_path;
 
 // A profile with fixed numbers (cpu0 and disk0), so validate does not calibrate.
 constexpr const char* kFixedProfile = R"(name: fixed
@@ -56,12 +55,7 @@ Validated validate_small(const fs::path& dir) {
   return {nlohmann::json::parse(r.out), dir / "traces" / "small.overlay.json"};
 }
 
-std::uint32_t op_named(const Trace& t, const std::string& name) {
-  for (std::uint32_t i = 0; i < t.ops.size(); ++i)
-    if (t.ops[i].name == name) return i;
-  ADD_FAILURE() << "no op " << name;
-  return 0;
-}
+using testing::op_named;
 
 TEST(RealVsSim, ValidateOverlayPairsOpsAndHasAFigurePerWorld) {
   const auto dir = opsim::test::scratch_dir("gui_real_vs_sim");

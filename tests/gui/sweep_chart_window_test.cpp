@@ -16,6 +16,7 @@
 #include <fstream>
 
 #include "gui/main_window.hpp"
+#include "gui_test_support.hpp"
 #include "tests/support/opsim_command.hpp"
 
 namespace opsim::gui {
@@ -36,9 +37,7 @@ QString write_csv(const std::string& name, const std::string& text) {
   return QString::fromStdString(path.string());
 }
 
-void settle() {
-  for (int i = 0; i < 20; ++i) QApplication::processEvents();
-}
+using testing::settle;
 
 TEST(SweepChartWindow, RecognisesSweepResultsByExtensionAndHeader) {
   EXPECT_TRUE(is_sweep_csv(write_csv("r.csv", kResults)));

@@ -2,10 +2,6 @@
 
 namespace opsim::gui::testing {
 
-namespace {
-constexpr TimeNs kMs = 1000000;
-}
-
 std::shared_ptr<Trace> tree_trace() {
   auto t = std::make_shared<Trace>();
   t->title = "tree on pcie-switch-4gpu";

@@ -8,6 +8,9 @@
 
 namespace opsim::gui::testing {
 
+/// One millisecond in trace time (ns).
+inline constexpr TimeNs kMs = 1000000;
+
 /// gpu0..gpu3 (compute0, copy-out, copy-in lanes) and cpu0 (host) on server0, links
 /// pcie_gpu0..3 and pcie_cpu0 (up/down, 16 GB/s). Gather 1..3 -> gpu0 in [0, 30 ms] sharing
 /// "pcie_gpu0 down", a reduce on gpu0 [30, 32 ms], broadcast gpu0 -> 1..3 in [32, 62 ms].

@@ -7,7 +7,7 @@
 namespace opsim::gui {
 namespace {
 
-constexpr TimeNs kMs = 1000000;
+using testing::kMs;
 
 // The row that shows `lane`, or -1 when the lane has none.
 int row_showing(const TimelineModel& m, std::uint32_t lane) {
@@ -52,9 +52,9 @@ TEST(TimelineModel, IdleLanesAndTheirHeadersCanBeHidden) {
 TEST(TimelineModel, ConcurrentFlowsOnALinkGetSubRows) {
   const TimelineModel m(testing::tree_trace());
   EXPECT_EQ(m.lane_spans(14).sub_rows, 3);  // three gathers share pcie_gpu0 down
-  std::vector<int> slots;
-  for (const SpanRef& s : m.lane_spans(14).spans) slots.push_back(s.slot);
-  EXPECT_EQ(slots, (std::vector<int>{0, 1, 2}));
+  std::vector<int> sub_row_slots;
+  for (const SpanRef& s : m.lane_spans(14).spans) sub_row_slots.push_back(s.slot);
+  EXPECT_EQ(sub_row_slots, (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(m.lane_spans(0).sub_rows, 1);
 }
 

@@ -20,6 +20,7 @@
 #include "gui/trace_format.hpp"
 #include "gui/trace_loader.hpp"
 #include "gui/trace_worlds.hpp"
+#include "gui_test_support.hpp"
 #include "tests/support/gzip_text.hpp"
 #include "tests/support/opsim_command.hpp"
 
@@ -53,12 +54,7 @@ const char* kArrayTrace = R"([
   {"ph": "E", "pid": 7, "tid": 1, "ts": 1700000000000060}
 ])";
 
-std::uint32_t op_named(const Trace& t, const std::string& name) {
-  for (std::uint32_t i = 0; i < t.ops.size(); ++i)
-    if (t.ops[i].name == name) return i;
-  ADD_FAILURE() << "no op " << name;
-  return 0;
-}
+using testing::op_named;
 
 TEST(ChromeImport, ArrayFormWithNestedBeginEndCountersAndFlows) {
   EXPECT_EQ(trace_format_of(kArrayTrace), TraceFormat::kChrome);

@@ -15,14 +15,13 @@
 #include "gui/main_window.hpp"
 #include "gui/scenario_panel.hpp"
 #include "gui/timeline_view.hpp"
+#include "gui_test_support.hpp"
 #include "test_traces.hpp"
 
 namespace opsim::gui {
 namespace {
 
-void settle() {
-  for (int i = 0; i < 20; ++i) QApplication::processEvents();
-}
+using testing::settle;
 
 RunResult result_of(std::shared_ptr<Trace> trace, const std::string& name) {
   RunResult r;

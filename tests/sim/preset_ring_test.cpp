@@ -7,19 +7,13 @@
 #include <vector>
 
 #include "sim/simulate.hpp"
+#include "tests/support/test_ops.hpp"
 #include "topologies/topology_catalog.hpp"
 
 namespace opsim {
 namespace {
 
-Op copy_op(DeviceId src, DeviceId dst, double bytes) {
-  Op op;
-  op.kind = OpKind::kCopy;
-  op.device = src;
-  op.peer = dst;
-  op.bytes = bytes;
-  return op;
-}
+using test::copy_op;
 
 /// Transfers only (reduce-scatter then all-gather): step k's send from GPU i waits for GPU
 /// i-1's send of step k-1 to arrive.

@@ -8,6 +8,7 @@
 #include "hw_models/disk_model.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/simulate.hpp"
+#include "tests/support/test_ops.hpp"
 
 namespace opsim {
 namespace {
@@ -41,14 +42,7 @@ struct SwitchMachine {
   }
 };
 
-Op copy_op(DeviceId src, DeviceId dst, double bytes) {
-  Op op;
-  op.kind = OpKind::kCopy;
-  op.device = src;
-  op.peer = dst;
-  op.bytes = bytes;
-  return op;
-}
+using test::copy_op;
 
 // Relative tolerance of 1e-4 (0.01 %), stricter than the 0.1 % asked for.
 void expect_close(double expected, double actual) {

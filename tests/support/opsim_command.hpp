@@ -15,6 +15,8 @@
 #include <system_error>
 #include <vector>
 
+#include "tests/support/scratch_files.hpp"
+
 namespace opsim::test {
 
 struct CommandResult {
@@ -22,36 +24,6 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
-
-inline std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-/// The scratch directories this test process made, removed with what is in them when it
-/// exits (ctest runs every test in a process of its own: one directory each).
-struct ScratchDirs {
-  std::vector<std::filesystem::path> dirs;
-  ~ScratchDirs() {
-    for (const auto& dir : dirs) {
-      std::error_code ignored;
-      std::filesystem::remove_all(dir, ignored);
-    }
-  }
-};
-
-/// A scratch directory of this test process: "<tmp>/<prefix>_<pid>".
-inline std::filesystem::path scratch_dir(std::string_view prefix) {
-  static ScratchDirs made;
-  const auto dir = std::filesystem::temp_directory_path() /
-                   (std::string(prefix) + "_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  if (std::find(made.dirs.begin(), made.dirs.end(), dir) == made.dirs.end())
-    made.dirs.push_back(dir);
-  return dir;
-}
 
 /// Runs build/bin/`program` with `args` in `dir` (files it writes by default land there), with
 /// no standard input; `env` (e.g. "env -u DISPLAY") goes before the program.

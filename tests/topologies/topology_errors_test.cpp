@@ -14,7 +14,7 @@
 namespace opsim {
 namespace {
 
-std::string error_of(const std::string& yaml) {
+std::string yaml_error_of(const std::string& yaml) {
   try {
     parse_topology_yaml(yaml, "bad.yaml");
   } catch (const InputError& e) {
@@ -25,7 +25,7 @@ std::string error_of(const std::string& yaml) {
 
 // Asserts the message starts with "bad.yaml:LINE:", names the problem and is one line.
 void expect_error(const std::string& yaml, int line, const std::string& problem) {
-  const std::string message = error_of(yaml);
+  const std::string message = yaml_error_of(yaml);
   SCOPED_TRACE(message);
   EXPECT_EQ(message.rfind("bad.yaml:" + std::to_string(line) + ":", 0), 0u);
   EXPECT_NE(message.find(problem), std::string::npos) << "missing: " << problem;

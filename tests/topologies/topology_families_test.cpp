@@ -106,7 +106,7 @@ TEST(TopologyFamilies, Clusters) {
   EXPECT_EQ(one.gpus().size(), 1u);
 }
 
-std::string error_of(const std::string& spec) {
+std::string spec_error_of(const std::string& spec) {
   try {
     resolve_topology(spec);
   } catch (const InputError& e) {
@@ -124,14 +124,16 @@ TEST(TopologyFamilies, BadArguments) {
         "ib-cluster:5000x8",   "ib-cluster:2x8@",    "ib-cluster:2x8@0",     "ib-cluster:2x8/",
         "ib-cluster:2x8/0.5",  "ib-cluster:2x8/100", "ib-cluster:2x8/2@400", "ib-cluster:2",
         "ib-cluster:2x8@400/x"}) {
-    const std::string message = error_of(spec);
+    const std::string message = spec_error_of(spec);
     SCOPED_TRACE(message);
     EXPECT_EQ(message.rfind("bad topology '" + std::string(spec) + "': ", 0), 0u);
     EXPECT_EQ(message.find('\n'), std::string::npos);
   }
-  EXPECT_NE(error_of("nvlink-ring:1").find("N must be an integer from 2 to"), std::string::npos);
-  EXPECT_NE(error_of("ib-cluster:2x8/0.5").find("expected ib-cluster:NODESxGPUS[@GBITS][/OVERSUB]"),
+  EXPECT_NE(spec_error_of("nvlink-ring:1").find("N must be an integer from 2 to"),
             std::string::npos);
+  EXPECT_NE(
+      spec_error_of("ib-cluster:2x8/0.5").find("expected ib-cluster:NODESxGPUS[@GBITS][/OVERSUB]"),
+      std::string::npos);
 }
 
 /// Names of the devices along the route from `from` to `to`, endpoints included.
@@ -225,7 +227,7 @@ TEST(TopologyFamilies, IbClusterOf512DgxH100sBuildsFast) {
 }
 
 TEST(TopologyFamilies, UnknownNameListsTheValidOnes) {
-  const std::string message = error_of("dgx2");
+  const std::string message = spec_error_of("dgx2");
   EXPECT_EQ(message.rfind("unknown topology 'dgx2' (valid: ", 0), 0u) << message;
   for (const char* name :
        {"dgx1-v100", "pcie-switch-4gpu", "desktop-1gpu", "cluster-2x4gpu", "nvlink-ring:N",
