@@ -11,7 +11,7 @@ packages=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev fonts-dejavu-core
   xvfb xauth
   openmpi-bin libopenmpi-dev  # mpirun -n K opsim sweep (built when CMake finds MPI)
-  clang libclang-rt-dev  # the fuzz harnesses (scripts/fuzz.sh): libFuzzer and the sanitizers
+  clang libclang-rt-dev  # scripts/test.sh's AddressSanitizer stage and fuzz harnesses (libFuzzer)
 )
 missing=()
 for p in "${packages[@]}"; do
