@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/input_error.hpp"
+#include "tests/support/test_ops.hpp"
 
 namespace opsim {
 namespace {
@@ -33,14 +34,7 @@ Op compute_on(DeviceId d) {
   return op;
 }
 
-Op copy(DeviceId src, DeviceId dst, double bytes) {
-  Op op;
-  op.kind = OpKind::kCopy;
-  op.device = src;
-  op.peer = dst;
-  op.bytes = bytes;
-  return op;
-}
+using test::copy_op;
 
 std::string error_of(const OpGraph& g, const Machine& m) {
   try {
@@ -55,7 +49,7 @@ TEST(OpGraph, NamesDependenciesAndOrder) {
   const Machine m = two_gpus();
   OpGraph g;
   const OpId a = g.add(compute_on(1), "a");
-  const OpId b = g.add(copy(1, 2, 1e6), "copy a to gpu1");
+  const OpId b = g.add(copy_op(1, 2, 1e6), "copy a to gpu1");
   const OpId c = g.add(compute_on(2), "c");
   g.add_dependency(a, b);
   g.add_dependency(b, c);
@@ -135,8 +129,8 @@ TEST(OpGraph, ValidationRejectsBadSizesAndDevices) {
   };
   Op nan_flops = compute_on(1);
   nan_flops.flops = std::nan("");
-  Op negative_bytes = copy(1, 2, -5);
-  Op zero_copy = copy(1, 2, 0);
+  Op negative_bytes = copy_op(1, 2, -5);
+  Op zero_copy = copy_op(1, 2, 0);
   Op unknown_device = compute_on(42);
   Op compute_on_disk = compute_on(3);
   Op disk_without_block = Op{};
