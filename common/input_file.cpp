@@ -21,7 +21,7 @@ std::string not_regular_reason(mode_t mode) {
   return "is not a regular file";
 }
 
-std::string size_text(std::uint64_t bytes) {
+std::string mib_text(std::uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / double(1 << 20));
   return text;
@@ -68,8 +68,8 @@ std::string read_input_file(const std::string& path, std::string_view what,
                             std::uint64_t max_bytes) {
   InputDescriptor descriptor(path, what);
   if (descriptor.size_bytes() > max_bytes)
-    throw InputError(path + ": " + std::string(what) + " of " + size_text(descriptor.size_bytes()) +
-                     " is larger than the " + size_text(max_bytes) + " opsim reads");
+    throw InputError(path + ": " + std::string(what) + " of " + mib_text(descriptor.size_bytes()) +
+                     " is larger than the " + mib_text(max_bytes) + " opsim reads");
   std::string content;
   content.resize(static_cast<std::size_t>(descriptor.size_bytes()));
   std::size_t filled = 0;
@@ -82,7 +82,7 @@ std::string read_input_file(const std::string& path, std::string_view what,
     if (got == 0) break;
     filled += static_cast<std::size_t>(got);
     if (filled > max_bytes)
-      throw InputError(path + ": " + std::string(what) + " grew past the " + size_text(max_bytes) +
+      throw InputError(path + ": " + std::string(what) + " grew past the " + mib_text(max_bytes) +
                        " opsim reads");
   }
   content.resize(filled);

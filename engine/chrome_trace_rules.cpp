@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-std::int64_t us_to_ns(double us) {
+std::int64_t rounded_ns_of_us(double us) {
   return static_cast<std::int64_t>(std::llround(us * 1000.0));
 }
 
@@ -110,8 +110,8 @@ void tally_event(const json& e, std::size_t i, EventTally& tally,
       problems.push_back(at + " (ph X): missing numeric dur");
       return;
     }
-    const std::int64_t start = us_to_ns(e["ts"].get<double>());
-    tally.spans[thread].push_back({start, start + us_to_ns(e["dur"].get<double>()), i});
+    const std::int64_t start = rounded_ns_of_us(e["ts"].get<double>());
+    tally.spans[thread].push_back({start, start + rounded_ns_of_us(e["dur"].get<double>()), i});
   }
   tally_flows(e, at, ph, tally, problems);
 }

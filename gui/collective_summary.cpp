@@ -14,25 +14,26 @@ namespace opsim::gui {
 
 namespace {
 
-constexpr const char* kWhat = "collective output";
+constexpr const char* kCollectiveWhat = "collective output";
 
 std::string required_string(const nlohmann::json& j, const char* key) {
-  std::string value = json_string_or_empty(j, key, kWhat);
-  if (value.empty()) throw InputError(std::string(kWhat) + ": no \"" + key + "\"");
+  std::string value = json_string_or_empty(j, key, kCollectiveWhat);
+  if (value.empty()) throw InputError(std::string(kCollectiveWhat) + ": no \"" + key + "\"");
   return value;
 }
 
 SummaryRow collective_row(const nlohmann::json& r, const std::string& op) {
-  if (!r.is_object()) throw InputError(std::string(kWhat) + ": a result is not an object");
+  if (!r.is_object())
+    throw InputError(std::string(kCollectiveWhat) + ": a result is not an object");
   SummaryRow row;
   const std::string algorithm = required_string(r, "algorithm");
-  row.size_bytes = json_number_or(r, "bytes", row.size_bytes, kWhat);
+  row.size_bytes = json_number_or(r, "bytes", row.size_bytes, kCollectiveWhat);
   row.name = op + " " + algorithm;
-  row.makespan_s = json_number_or(r, "time_s", 0, kWhat);
-  row.algbw_GBps = json_number_or(r, "algbw_GBps", row.algbw_GBps, kWhat);
-  row.busbw_GBps = json_number_or(r, "busbw_GBps", row.busbw_GBps, kWhat);
-  const std::string chosen = json_string_or_empty(r, "chosen_algorithm", kWhat);
-  const std::string protocol = json_string_or_empty(r, "protocol", kWhat);
+  row.makespan_s = json_number_or(r, "time_s", 0, kCollectiveWhat);
+  row.algbw_GBps = json_number_or(r, "algbw_GBps", row.algbw_GBps, kCollectiveWhat);
+  row.busbw_GBps = json_number_or(r, "busbw_GBps", row.busbw_GBps, kCollectiveWhat);
+  const std::string chosen = json_string_or_empty(r, "chosen_algorithm", kCollectiveWhat);
+  const std::string protocol = json_string_or_empty(r, "protocol", kCollectiveWhat);
   row.chosen = chosen.empty() || protocol.empty() ? chosen + protocol : chosen + " · " + protocol;
   row.trace_file = collective_trace_name(QString::fromStdString(op),
                                          QString::fromStdString(algorithm), row.size_bytes)
@@ -43,13 +44,13 @@ SummaryRow collective_row(const nlohmann::json& r, const std::string& op) {
 }  // namespace
 
 CompareOutput parse_collective_json(const std::string& json_text) {
-  const nlohmann::json j = parse_json_input(json_text, kWhat);
+  const nlohmann::json j = parse_json_input(json_text, kCollectiveWhat);
   if (!j.is_object() || !j.contains("results") || !j["results"].is_array()) {
-    throw InputError(std::string(kWhat) + ": no \"results\" array");
+    throw InputError(std::string(kCollectiveWhat) + ": no \"results\" array");
   }
   CompareOutput out;
   out.op = required_string(j, "op");
-  out.topology = json_string_or_empty(j, "topology", kWhat);
+  out.topology = json_string_or_empty(j, "topology", kCollectiveWhat);
   std::set<double> sizes;
   for (const auto& r : j["results"]) {
     out.rows.push_back(collective_row(r, out.op));

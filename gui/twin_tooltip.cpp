@@ -12,7 +12,7 @@ QString duration(TimeNs ns) {
   return QString::fromStdString(format_duration_ns(static_cast<double>(ns)));
 }
 
-QString signed_duration(TimeNs ns) {
+QString signed_duration_text(TimeNs ns) {
   return (ns < 0 ? QStringLiteral("-") : QStringLiteral("+")) + duration(std::llabs(ns));
 }
 
@@ -24,7 +24,7 @@ QString ran(const QString& what, TimeNs start_ns, TimeNs duration_ns) {
 }  // namespace
 
 QString twin_tooltip_html(const TwinTiming& t) {
-  QString change = signed_duration(t.duration_change_ns());
+  QString change = signed_duration_text(t.duration_change_ns());
   if (t.recorded_duration_ns > 0)
     change += QStringLiteral(" (%1%2 %)")
                   .arg(t.duration_change_ns() < 0 ? QString() : QStringLiteral("+"))
@@ -36,7 +36,7 @@ QString twin_tooltip_html(const TwinTiming& t) {
          ran(QObject::tr("replayed"), t.replayed_start_ns, t.replayed_duration_ns) +
          QStringLiteral("<br><b>") +
          QObject::tr("difference: start %1, duration %2")
-             .arg(signed_duration(t.start_shift_ns()), change) +
+             .arg(signed_duration_text(t.start_shift_ns()), change) +
          QStringLiteral("</b>");
 }
 

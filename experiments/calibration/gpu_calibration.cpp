@@ -8,6 +8,7 @@
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "engine/workload_file.hpp"
+#include "experiments/calibration/measurement_kernels.hpp"
 #include "experiments/calibration/validation.hpp"
 
 namespace opsim::calibration {
@@ -15,7 +16,6 @@ namespace {
 
 using frontend::Array;
 using frontend::Context;
-using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kCopyFloats = 16u << 20;  // 64 MiB
 constexpr std::size_t kPassFloats = 64u << 20;  // 256 MiB per array
@@ -61,10 +61,6 @@ class GpuProbe {
  private:
   std::unique_ptr<Context> ctx_;
 };
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // Seconds per op, from the first op's end to the last one's over the ops after it, of `ops`
 // copies of `op` (a workload file's op on GPU 0's first stream) run for real as a workload's

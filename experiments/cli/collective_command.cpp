@@ -10,6 +10,7 @@
 #include "common/input_error.hpp"
 #include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/collective_simulation.hpp"
+#include "experiments/cli/number_text.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "experiments/collectives/collective.hpp"
 #include "hw_models/units.hpp"
@@ -22,12 +23,6 @@ namespace {
 
 constexpr std::size_t kMostSizes = 1000;
 constexpr double kMostBytes = 9007199254740992.0;  // 2^53, as --bytes
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
 
 double size_of(const std::string& range, const std::string& text) {
   const auto bytes = parse_bytes(text);
@@ -104,10 +99,6 @@ std::vector<Row> run_rows(const CollectiveCommandOptions& options, const Machine
   return rows;
 }
 
-nlohmann::json finite_or_null(double value) {
-  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
-}
-
 void print_json(const CollectiveCommandOptions& options, const Machine& machine, std::size_t gpus,
                 const std::vector<Row>& rows) {
   nlohmann::json out;
@@ -121,8 +112,8 @@ void print_json(const CollectiveCommandOptions& options, const Machine& machine,
                               {"protocol", row.protocol},
                               {"bytes", row.bytes},
                               {"time_s", row.time_s},
-                              {"algbw_GBps", finite_or_null(row.algbw / 1e9)},
-                              {"busbw_GBps", finite_or_null(row.busbw / 1e9)}});
+                              {"algbw_GBps", json_finite_or_null(row.algbw / 1e9)},
+                              {"busbw_GBps", json_finite_or_null(row.busbw / 1e9)}});
   std::cout << out.dump(2) << "\n";
 }
 
@@ -149,7 +140,7 @@ void print_table(const CollectiveCommandOptions& options, const Machine& machine
                  const std::vector<Row>& rows) {
   std::cout << options.op << " on " << machine.name() << " (" << gpus
             << " GPUs), float elements; algbw = size / time, busbw = algbw x "
-            << factor_text(options.op) << " = " << fixed(bus_factor(options.op, gpus), 3)
+            << factor_text(options.op) << " = " << fixed_text(bus_factor(options.op, gpus), 3)
             << " (nccl-tests)\n";
   for (const std::string& algorithm : options.algorithms) {
     std::cout << "\n" << algorithm << "\n";
@@ -158,10 +149,11 @@ void print_table(const CollectiveCommandOptions& options, const Machine& machine
                     {true, true, true, true, true, false, false});
     for (const Row& row : rows) {
       if (row.algorithm != algorithm) continue;
-      table.add_row(
-          {fixed(row.bytes, 0), fixed(std::floor(row.bytes / 4), 0), fixed(row.time_s * 1e6, 2),
-           std::isfinite(row.algbw) ? fixed(row.algbw / 1e9, 2) : "-",
-           std::isfinite(row.busbw) ? fixed(row.busbw / 1e9, 2) : "-", row.built, row.protocol});
+      table.add_row({fixed_text(row.bytes, 0), fixed_text(std::floor(row.bytes / 4), 0),
+                     fixed_text(row.time_s * 1e6, 2),
+                     std::isfinite(row.algbw) ? fixed_text(row.algbw / 1e9, 2) : "-",
+                     std::isfinite(row.busbw) ? fixed_text(row.busbw / 1e9, 2) : "-", row.built,
+                     row.protocol});
     }
     std::cout << table.render();
   }
@@ -183,8 +175,9 @@ std::vector<double> collective_sizes(const std::string& range, double factor) {
   std::vector<double> sizes;
   for (double size = min; size <= max; size = std::max(size + 1, std::floor(size * factor))) {
     if (sizes.size() == kMostSizes)
-      throw InputError("--sizes " + range + " with --factor " + fixed(factor, 6) + ": more than " +
-                       std::to_string(kMostSizes) + " sizes; raise --factor or narrow the range");
+      throw InputError("--sizes " + range + " with --factor " + fixed_text(factor, 6) +
+                       ": more than " + std::to_string(kMostSizes) +
+                       " sizes; raise --factor or narrow the range");
     sizes.push_back(size);
   }
   return sizes;

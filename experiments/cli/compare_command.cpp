@@ -13,6 +13,7 @@
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/csv_trace_writer.hpp"
 #include "experiments/cli/cli_options.hpp"
+#include "experiments/cli/number_text.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "experiments/collectives/collective.hpp"
 #include "experiments/sync/sync_strategy.hpp"
@@ -27,12 +28,6 @@
 
 namespace opsim {
 namespace {
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
 
 // --format, --strategies, --bytes and --jobs are checked as they are parsed.
 void check_options(const CompareOptions& options) {
@@ -244,7 +239,7 @@ void print_compare_table(const CompareOptions& options, const Machine& machine, 
     cells.insert(cells.end(),
                  {std::isfinite(r.lower_bound_s) ? format_seconds(r.lower_bound_s) : "-",
                   format_bytes(r.bytes_moved), format_bytes(r.peak_memory_bytes), r.busiest_link,
-                  fixed(100 * r.busiest_link_utilization, 1) + "%"});
+                  fixed_text(100 * r.busiest_link_utilization, 1) + "%"});
     table.add_row(cells);
   }
   std::cout << table.render();

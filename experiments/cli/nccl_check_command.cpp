@@ -11,6 +11,7 @@
 #include "common/input_error.hpp"
 #include "experiments/cli/cli_options.hpp"
 #include "experiments/cli/collective_simulation.hpp"
+#include "experiments/cli/number_text.hpp"
 #include "experiments/cli/text_table.hpp"
 #include "experiments/nccl_check/nccl_comparison.hpp"
 #include "sim/isolated_run.hpp"
@@ -132,7 +133,7 @@ void simulate_tables(std::vector<CheckedTable>& tables, unsigned parallel) {
   }
 }
 
-std::string fixed(double value, int digits) {
+std::string fixed_or_dash(double value, int digits) {
   if (!std::isfinite(value)) return "-";
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", digits, value);
@@ -144,10 +145,6 @@ std::string signed_percent(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%+.1f%%", value);
   return text;
-}
-
-nlohmann::json finite_or_null(double value) {
-  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
 std::string file_name(const std::string& path) {
@@ -192,10 +189,11 @@ std::string table_heading(const CheckedTable& table) {
 
 std::string summary_line(const NcclCheckSummary& s) {
   return "  " + std::to_string(s.sizes) + " sizes: median |time error| " +
-         fixed(s.median_abs_time_error_pct, 1) + "%, worst ratio " + fixed(s.worst_time_ratio, 2) +
-         "x, worst |busbw error| from 64 MiB " +
-         (std::isfinite(s.worst_abs_busbw_error_pct) ? fixed(s.worst_abs_busbw_error_pct, 1) + "%"
-                                                     : std::string("- (no such sizes)")) +
+         fixed_or_dash(s.median_abs_time_error_pct, 1) + "%, worst ratio " +
+         fixed_or_dash(s.worst_time_ratio, 2) + "x, worst |busbw error| from 64 MiB " +
+         (std::isfinite(s.worst_abs_busbw_error_pct)
+              ? fixed_or_dash(s.worst_abs_busbw_error_pct, 1) + "%"
+              : std::string("- (no such sizes)")) +
          "; goal met: " + (s.goal_met ? "yes" : "no");
 }
 
@@ -210,17 +208,18 @@ void print_table(const std::vector<CheckedTable>& tables) {
     for (std::size_t i = 0; i < table.rows.size(); ++i) {
       const NcclCheckRow& row = table.rows[i];
       const RowChoice& choice = table.choices[i];
-      text.add_row({fixed(row.bytes, 0), fixed(row.reference_time_s * 1e6, 2),
-                    fixed(row.opsim_time_s * 1e6, 2), signed_percent(row.time_error_pct),
-                    fixed(row.reference_busbw_GBps, 2), fixed(row.opsim_busbw_GBps, 2),
-                    signed_percent(row.busbw_error_pct), choice.algorithm + " " + choice.protocol});
+      text.add_row({fixed_or_dash(row.bytes, 0), fixed_or_dash(row.reference_time_s * 1e6, 2),
+                    fixed_or_dash(row.opsim_time_s * 1e6, 2), signed_percent(row.time_error_pct),
+                    fixed_or_dash(row.reference_busbw_GBps, 2),
+                    fixed_or_dash(row.opsim_busbw_GBps, 2), signed_percent(row.busbw_error_pct),
+                    choice.algorithm + " " + choice.protocol});
     }
     std::cout << text.render() << summary_line(table.summary) << "\n";
   }
   const Overall overall = overall_of(tables);
   std::cout << "\nOverall: " << overall.counted_meeting_goal << " of " << overall.counted
             << " counted tables meet the goal; median |time error| over their sizes "
-            << fixed(overall.median_abs_time_error_pct, 1)
+            << fixed_or_dash(overall.median_abs_time_error_pct, 1)
             << "%; goal met: " << (overall.goal_met ? "yes" : "no") << "\n";
 }
 
@@ -244,18 +243,18 @@ nlohmann::json table_json(const CheckedTable& table) {
     out["rows"].push_back({{"bytes", row.bytes},
                            {"reference_time_s", row.reference_time_s},
                            {"opsim_time_s", row.opsim_time_s},
-                           {"time_error_pct", finite_or_null(row.time_error_pct)},
+                           {"time_error_pct", json_finite_or_null(row.time_error_pct)},
                            {"reference_busbw_GBps", row.reference_busbw_GBps},
-                           {"opsim_busbw_GBps", finite_or_null(row.opsim_busbw_GBps)},
-                           {"busbw_error_pct", finite_or_null(row.busbw_error_pct)},
+                           {"opsim_busbw_GBps", json_finite_or_null(row.opsim_busbw_GBps)},
+                           {"busbw_error_pct", json_finite_or_null(row.busbw_error_pct)},
                            {"opsim_algorithm", table.choices[i].algorithm},
                            {"opsim_protocol", table.choices[i].protocol}});
   }
   const NcclCheckSummary& s = table.summary;
   out["summary"] = {{"sizes", s.sizes},
-                    {"median_abs_time_error_pct", finite_or_null(s.median_abs_time_error_pct)},
-                    {"worst_time_ratio", finite_or_null(s.worst_time_ratio)},
-                    {"worst_abs_busbw_error_pct", finite_or_null(s.worst_abs_busbw_error_pct)},
+                    {"median_abs_time_error_pct", json_finite_or_null(s.median_abs_time_error_pct)},
+                    {"worst_time_ratio", json_finite_or_null(s.worst_time_ratio)},
+                    {"worst_abs_busbw_error_pct", json_finite_or_null(s.worst_abs_busbw_error_pct)},
                     {"goal_met", s.goal_met}};
   return out;
 }
@@ -273,7 +272,7 @@ void print_json(const std::vector<CheckedTable>& tables) {
       {"tables", tables.size()},
       {"counted", overall.counted},
       {"counted_meeting_goal", overall.counted_meeting_goal},
-      {"median_abs_time_error_pct", finite_or_null(overall.median_abs_time_error_pct)},
+      {"median_abs_time_error_pct", json_finite_or_null(overall.median_abs_time_error_pct)},
       {"goal_met", overall.goal_met}};
   std::cout << out.dump(2) << "\n";
 }

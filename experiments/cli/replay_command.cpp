@@ -69,7 +69,7 @@ void check_steps_exist(const ReplayCommandOptions& o, const std::vector<KinetoTr
                    ": no ProfilerStep#N of the trace is in that range (it has " + have + ")");
 }
 
-std::string percent(double fraction) {
+std::string signed_percent(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%+.2f %%", 100 * fraction);
   return text;
@@ -149,7 +149,7 @@ void print_table(const ReplayCommandOptions& o, const ReplayGraph& g,
   for (const StepResult& s : r.steps) {
     const StepBreakdown& b = s.replayed_breakdown;
     table.add_row({std::to_string(s.rank), s.name, ms(s.recorded_s), ms(s.replayed_s),
-                   percent(s.error), ms(b.compute_s), ms(b.communication_exposed_s),
+                   signed_percent(s.error), ms(b.compute_s), ms(b.communication_exposed_s),
                    ms(b.copy_exposed_s), ms(b.host_bound_idle_s)});
   }
   std::cout << table.render();

@@ -118,20 +118,20 @@ unsigned slots_per_worker(const SweepOptions& options) {
   return options.jobs_given ? std::max(1u, options.parallel) : 1u;
 }
 
-// A worker rank: keeps `slots` points running, each in a forked child; every result it
+// A worker rank: keeps `slot_count` points running, each in a forked child; every result it
 // sends asks for the next point, and it ends once rank 0 has answered every slot with stop.
-int worker(const SweepPlan& plan, unsigned slots) {
+int worker(const SweepPlan& plan, unsigned slot_count) {
   int status = 0;
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (status != 0) return status;
   StopOnSignal stop_on_signal;  // rank 0 decides when to stop; a signal here only waits
   IsolatedJobPool pool;
   pool.set_children_ignore_interrupts(true);
-  for (unsigned i = 0; i < slots; ++i)  // an empty message asks for a first point
+  for (unsigned i = 0; i < slot_count; ++i)  // an empty message asks for a first point
     MPI_Send(nullptr, 0, MPI_BYTE, 0, kAskTag, MPI_COMM_WORLD);
   std::vector<std::chrono::steady_clock::time_point> started(plan.points.size());
   unsigned stopped = 0;
-  while (stopped < slots || pool.running() > 0) {
+  while (stopped < slot_count || pool.running() > 0) {
     int flag = 0;
     MPI_Status reply;
     while (MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &reply), flag) {
@@ -146,11 +146,11 @@ int worker(const SweepPlan& plan, unsigned slots) {
       pool.start(index, [&plan, index] { return simulate_point(plan, index); });
     }
     if (pool.running() == 0) {
-      if (stopped < slots) nap();
+      if (stopped < slot_count) nap();
       continue;
     }
     // With every slot busy no answer is due: sleep until a child ends.
-    const bool answer_due = pool.running() + stopped < slots;
+    const bool answer_due = pool.running() + stopped < slot_count;
     for (const auto& [index, outcome] : pool.wait(answer_due ? 1 : -1)) {
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started[index]).count();
@@ -166,8 +166,8 @@ int worker(const SweepPlan& plan, unsigned slots) {
 void hand_out(const MpiSession& mpi, unsigned slots_per_worker,
               const std::vector<std::size_t>& todo, SweepJournal& journal, SweepTally& tally) {
   std::size_t next = 0;
-  std::size_t slots = static_cast<std::size_t>(mpi.size() - 1) * slots_per_worker;
-  while (slots > 0) {
+  std::size_t open_slots = static_cast<std::size_t>(mpi.size() - 1) * slots_per_worker;
+  while (open_slots > 0) {
     std::vector<std::pair<std::size_t, std::string>> rows;
     std::vector<int> askers;
     int flag = 0;
@@ -190,7 +190,7 @@ void hand_out(const MpiSession& mpi, unsigned slots_per_worker,
         MPI_Send(&index, 8, MPI_BYTE, asker, kPointTag, MPI_COMM_WORLD);
       } else {
         MPI_Send(nullptr, 0, MPI_BYTE, asker, kStopTag, MPI_COMM_WORLD);
-        --slots;
+        --open_slots;
       }
     }
     journal.append(rows);

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/input_error.hpp"
+#include "experiments/cli/number_text.hpp"
 #include "experiments/cli/progress_bar.hpp"
 #include "experiments/cli/sweep_point_run.hpp"
 #include "experiments/cli/sweep_table.hpp"
@@ -19,12 +20,6 @@ extern "C" void note_stop_signal(int signal) {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-std::string fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
 }
 
 // Whether a row's error cell (the fourth column from the end) is filled.
@@ -90,11 +85,11 @@ std::string SweepTally::summary(const SweepJournal& journal) const {
   std::string text =
       std::to_string(done) + " of " + std::to_string(plan_.selected.size()) + " points done";
   if (ran_ != done) text += " (" + std::to_string(ran_) + " in this run)";
-  text += ", " + std::to_string(failed_rows) + " failed, " + fixed(wall_s, 1) + " s";
+  text += ", " + std::to_string(failed_rows) + " failed, " + fixed_text(wall_s, 1) + " s";
   if (ran_ > 0 && wall_s > 0)
-    text += ", " + fixed(static_cast<double>(ran_) / wall_s, 1) + " points/s";
+    text += ", " + fixed_text(static_cast<double>(ran_) / wall_s, 1) + " points/s";
   if (slowest_s_ >= 0)
-    text += "; slowest " + fixed(slowest_s_, 3) +
+    text += "; slowest " + fixed_text(slowest_s_, 3) +
             " s: " + describe_point(plan_.spec, plan_.points[slowest_]);
   return text;
 }

@@ -18,7 +18,7 @@
 namespace opsim {
 namespace {
 
-constexpr double kMostBytes = 9007199254740992.0;  // 2^53, as --bytes
+constexpr double kMostSizeBytes = 9007199254740992.0;  // 2^53, as --bytes
 constexpr std::size_t kMostPoints = 10'000'000;
 
 // A spec key that is an axis: its CSV column, and which kinds of point it applies to.
@@ -240,7 +240,7 @@ class SpecReader {
     // A strategy's chunks of a gradient under 1 KiB would move in under the 1 ns step.
     const double least = spec_.kind == SweepKind::kStrategy ? 1024 : 1;
     const auto bytes = parse_bytes(value);
-    if (!bytes || !(*bytes >= least) || *bytes > kMostBytes)
+    if (!bytes || !(*bytes >= least) || *bytes > kMostSizeBytes)
       fail(item, "bytes",
            "cannot read '" + value + "' as a size from " + (least > 1 ? "1 KiB" : "1 byte") +
                " to 2^53 bytes");
