@@ -42,10 +42,8 @@ if [ "${OPSIM_SKIP_ASAN:-0}" != "1" ]; then
   # Not here: gui_test (no GUI in this build); cli_test and calibration_cli_test (they run the
   # whole CLI in child processes: building it instrumented would double this stage's time);
   # exec_experiments_test (it asserts real wall times, which the sanitizers' slowdown skews).
-  # calibration_test: the calibration measures real runs; left out to keep the whole of
-  # test.sh well within 30 minutes on 2 cores.
   asan_targets=(hw_models_test topologies_test engine_test engine_trace_test exec_test
-    sim_test experiments_test topology_yaml_replay calibration_profile_replay
+    sim_test experiments_test calibration_test topology_yaml_replay calibration_profile_replay
     workload_json_replay chrome_trace_replay kineto_trace_replay sweep_spec_replay
     kineto_trace_test replay_test)
   cmake --build build-asan -j "$(nproc)" --target "${asan_targets[@]}"

@@ -139,7 +139,8 @@ void Calibrator::State::add_core_speed_items() {
     for (const auto& [id, ratios] : {std::pair{M::kCoreSpeedElementwise, &pass_core_ratios},
                                      std::pair{M::kCoreSpeedMemcpy, &copy_core_ratios}})
       for (int c = 0; c < hw; ++c)
-        items.push_back({{id, 0, c}, [this, ratios, c] { return core_speed(*ratios, c); }});
+        // An init-capture: clang before 16 cannot capture a structured binding by name.
+        items.push_back({{id, 0, c}, [this, r = ratios, c] { return core_speed(*r, c); }});
   items.push_back({{M::kDramFirstAccess},
                    [chase = plan.chase_bytes, min_s] { return chase_latency(chase, min_s); }});
 }
