@@ -134,10 +134,7 @@ void simulate_tables(std::vector<CheckedTable>& tables, unsigned parallel) {
 }
 
 std::string fixed_or_dash(double value, int digits) {
-  if (!std::isfinite(value)) return "-";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
+  return std::isfinite(value) ? fixed_text(value, digits) : "-";
 }
 
 std::string signed_percent(double value) {
