@@ -118,6 +118,14 @@ struct CollectiveModel {
   /// Measured on H100: out of place, two servers of one GPU take S/2 / 393 GB/s more than
   /// in place.
   double p2p_self_copy_bytes_per_s = 0;
+  /// How long a collective's slowest channel trails once each GPU has moved 1 GiB, seconds;
+  /// it grows with the square root of the bytes (0: never). A GPU's channels share its links
+  /// in step, but their step times vary, so the last channel ends later than the mean by the
+  /// spread of a sum of step times: the square root of their count. Rings, trees and
+  /// point-to-point pay it; NVLS's chunk costs hold its own. Measured from the published
+  /// single-server H100 tables, which follow a + T/B + c sqrt(T) (T: bytes per GPU) within
+  /// 1-3 % from 32 MiB to 16 GiB.
+  double straggle_after_gib_s = 0;
 };
 
 }  // namespace opsim

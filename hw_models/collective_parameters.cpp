@@ -307,6 +307,13 @@ const CollectiveParameter kCollectiveParameters[] = {
      .zero_allowed = true,
      .doc = "all-to-all out of place: the rate of a GPU's copy of its own part (0: its memory's)",
      .written_unless = 0},
+    {.key = "straggle_after_gib",
+     .member = &CM::straggle_after_gib_s,
+     .unit = kDuration,
+     .max = kMostCollectiveLatencyS,
+     .zero_allowed = true,
+     .doc = "the slowest channel's lag once each GPU moved 1 GiB; grows as the bytes' square root",
+     .written_unless = 0},
 };
 
 }  // namespace

@@ -58,7 +58,7 @@ std::string topology_argument(const NcclReferenceModel& model) {
   return (std::filesystem::path(model.metadata_path).parent_path() / topology).string();
 }
 
-CheckedTable prepare(const std::string& csv_path) {
+CheckedTable prepare(const std::string& csv_path, const WhatIf& what_if) {
   CheckedTable table;
   table.reference = read_nccl_reference(csv_path);
   const NcclReferenceModel& model = table.reference.model;
@@ -67,6 +67,7 @@ CheckedTable prepare(const std::string& csv_path) {
   } catch (const InputError& e) {
     fail_model(model, "topology '" + model.topology + "': " + e.what());
   }
+  table.machine = apply_what_if(table.machine, what_if);
   table.gpus = table.machine.gpus();
   if (model.gpus_per_server > 0) try {
       table.gpus = first_gpus_per_server(table.machine, model.gpus_per_server);
@@ -308,7 +309,8 @@ int run_nccl_check(const NcclCheckOptions& options) {
     paths.push_back(kDefaultDirectory);
   }
   std::vector<CheckedTable> tables;
-  for (const std::string& path : nccl_reference_files(paths)) tables.push_back(prepare(path));
+  for (const std::string& path : nccl_reference_files(paths))
+    tables.push_back(prepare(path, options.what_if));
   simulate_tables(tables, options.parallel);
   if (options.format == "json")
     print_json(tables);
@@ -328,6 +330,7 @@ Command register_nccl_check_command(CLI::App& opsim) {
                       "(default: experiments/nccl-reference)");
   add_format_option(*command, options->format, {"table", "json", "csv"});
   add_jobs_option(*command, options->parallel);
+  add_what_if_options(*command, options->what_if);
   return {command, [options] { return run_nccl_check(*options); }};
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "experiments/cli/command.hpp"
+#include "experiments/cli/what_if.hpp"
 
 namespace opsim {
 
@@ -16,6 +17,7 @@ struct NcclCheckOptions {
   std::vector<std::string> paths;  ///< tables or directories; empty: experiments/nccl-reference
   std::string format = "table";    ///< table | json | csv
   unsigned parallel = 2;
+  WhatIf what_if;  ///< applied to every table's machine (e.g. a collectives.KEY to recalibrate)
 };
 
 /// Runs the check and prints to stdout. Returns the process exit code.

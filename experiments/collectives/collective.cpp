@@ -379,6 +379,30 @@ Choice choose(const Request& r, const std::string& algorithm, const std::string&
   return best;
 }
 
+// The lag of a collective's slowest channel: straggle_after_gib at 1 GiB per GPU (bytes as
+// nccl-tests' bus bandwidth counts them), growing with their square root. NVLS is left out:
+// its chunk costs, measured from its own table, hold it; so are the bare links (kWire).
+double straggle_s(const Request& r, const Choice& choice) {
+  const double after_gib_s = r.machine.collectives().straggle_after_gib_s;
+  const Family family = family_of(choice.algorithm);
+  if (after_gib_s <= 0 || choice.protocol == Protocol::kWire || family == Family::kNvls ||
+      family == Family::kNvlsTree)
+    return 0;
+  constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
+  return after_gib_s * std::sqrt(bus_factor(r.op, r.gpus.size()) * r.bytes / kGib);
+}
+
+// The collective's last copies (none depends on them) start `delay_s` later.
+void delay_last_copies(OpGraph& graph, double delay_s) {
+  if (delay_s <= 0) return;
+  for (OpId id = 0; id < graph.size(); ++id) {
+    if (graph.op(id).kind != OpKind::kCopy) continue;
+    bool last = true;
+    graph.for_each_successor(id, [&last](OpId) { last = false; });
+    if (last) graph.mutable_op(id).seconds += delay_s;
+  }
+}
+
 // nccl-tests with -g G: one thread launches the G GPUs' kernels in turn; an iteration of the
 // back-to-back loop lasts at least those launches, whatever the GPUs do meanwhile.
 void add_launches(const Machine& machine, std::span<const DeviceId> gpus, int gpus_per_thread,
@@ -571,6 +595,7 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
       plan.order = collectives::add_ring(builder, op, gpus, options.bytes);
     }
     if (plan.order.empty()) plan.order = request.gpus;
+    delay_last_copies(plan.graph, straggle_s(request, choice));
     if (options.gpus_per_thread > 1)
       add_launches(machine, gpus, options.gpus_per_thread, plan.graph);
   } catch (const std::invalid_argument& e) {  // e.g. no route between two GPUs

@@ -218,6 +218,37 @@ TEST(CliNcclCheck, APublishedTableRunsOnItsPreset) {
               134217728 / row.at("opsim_time_s").get<double>() / 1e9 * 1.75, 1e-9);
 }
 
+TEST(CliNcclCheck, WhatIfEditsApplyToEveryTablesMachine) {
+  const fs::path dir = two_tables();
+  const auto times_s = [&dir](const std::string& what_if) {
+    const auto r = opsim("nccl-check " + dir.string() + " --format json " + what_if);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    std::vector<double> times;
+    for (const auto& table : doc.at("tables"))
+      for (const auto& row : table.at("rows")) times.push_back(row.at("opsim_time_s"));
+    return times;
+  };
+  const std::vector<double> base = times_s("");
+  const std::vector<double> halved = times_s("--link-bandwidth-scale 0.5");
+  ASSERT_EQ(base.size(), 6u);
+  ASSERT_EQ(halved.size(), base.size());
+  for (std::size_t i = 0; i < base.size(); ++i) EXPECT_NEAR(halved[i], 2 * base[i], 2e-9);
+
+  // With Simple, a lag of the slowest channel of 1 ms at 1 GiB per GPU: 1.5 x 64 MiB per GPU
+  // adds 1 ms x sqrt(96 / 1024).
+  const std::string simple_model =
+      "op: allreduce\ntopology: nvlink-ring:4\ngpus: 4\nalgorithm: ring\nprotocol: Simple\n";
+  write(dir / "ring.yaml", simple_model);
+  write(dir / "slow.yaml", simple_model);
+  const std::vector<double> simple = times_s("");
+  const std::vector<double> lagging = times_s("--set collectives.straggle_after_gib=1ms");
+  ASSERT_EQ(lagging.size(), simple.size());
+  EXPECT_NEAR(lagging[1] - simple[1], 1e-3 * std::sqrt(96.0 / 1024), 2e-6);
+  expect_one_line_exit_2(opsim("nccl-check " + dir.string() + " --set nope.x=1"),
+                         "--set nope.x=1: no device or link named 'nope'");
+}
+
 TEST(CliNcclCheck, BadTablesAndModelsAreOneLineWithExitCode2) {
   const fs::path dir = scratch() / "bad";
   fs::create_directories(dir);
