@@ -123,8 +123,8 @@ struct CollectiveModel {
   /// in step, but their step times vary, so the last channel ends later than the mean by the
   /// spread of a sum of step times: the square root of their count. Rings, trees and
   /// point-to-point pay it; NVLS's chunk costs hold its own. Measured from the published
-  /// single-server H100 tables, which follow a + T/B + c sqrt(T) (T: bytes per GPU) within
-  /// 1-3 % from 32 MiB to 16 GiB.
+  /// single-server H100 ring and all-to-all tables, which follow a + T/B + c sqrt(T) (T: bytes
+  /// per GPU) within 0.3-2.8 % from 32 MiB to 16 GiB (scripts/nccl-lag-fit.py).
   double straggle_after_gib_s = 0;
 };
 
