@@ -17,40 +17,27 @@ Exit codes: 0 fitted; 2 a table or its model is unreadable, or has fewer than 3 
 import csv
 import math
 import os
-import stat
 import sys
+
+from script_input import BadInput, read_regular_text
 
 PROG = "nccl-lag-fit.py"
 MIB = 1048576.0
 SMALLEST_BYTES = 32 * MIB
 
 
-class BadTable(Exception):
-    """One line for the user, exit 2."""
-
-
-def read_text(path):
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise BadTable(f"{path}: not a regular file")
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadTable(f"{path}: cannot read: {e.__class__.__name__}") from None
-
-
 def bus_factor(model_path):
     fields = {}
-    for line in read_text(model_path).splitlines():
+    for line in read_regular_text(model_path).splitlines():
         key, sep, value = line.partition(":")
         if sep and not key.startswith((" ", "#")):
             fields[key.strip()] = value.split("#")[0].strip()
     try:
         op, n = fields["op"], int(fields["gpus"])
     except (KeyError, ValueError):
-        raise BadTable(f"{model_path}: needs op and gpus") from None
+        raise BadInput(f"{model_path}: needs op and gpus") from None
     if n < 1:
-        raise BadTable(f"{model_path}: gpus must be at least 1")
+        raise BadInput(f"{model_path}: gpus must be at least 1")
     if op == "allreduce":
         return 2.0 * (n - 1) / n
     if op in ("all_gather", "reduce_scatter", "all_to_all"):
@@ -59,15 +46,15 @@ def bus_factor(model_path):
 
 
 def rows(table_path):
-    text = read_text(table_path)
+    text = read_regular_text(table_path)
     try:
         points = [(float(r["bytes"]), float(r["time_us"]))
                   for r in csv.DictReader(text.splitlines())]
     except (KeyError, ValueError, TypeError):
-        raise BadTable(f"{table_path}: needs numeric bytes and time_us columns") from None
+        raise BadInput(f"{table_path}: needs numeric bytes and time_us columns") from None
     points = [(s, t) for s, t in points if s >= SMALLEST_BYTES and t > 0]
     if len(points) < 3:
-        raise BadTable(f"{table_path}: fewer than 3 rows from 32 MiB")
+        raise BadInput(f"{table_path}: fewer than 3 rows from 32 MiB")
     return points
 
 
@@ -118,8 +105,8 @@ def main(argv):
         return 2
     try:
         lines = [report(path) for path in argv[1:]]
-    except (BadTable, ZeroDivisionError) as e:
-        print(f"{PROG}: {e if isinstance(e, BadTable) else 'the rows do not determine a fit'}",
+    except (BadInput, ZeroDivisionError) as e:
+        print(f"{PROG}: {e if isinstance(e, BadInput) else 'the rows do not determine a fit'}",
               file=sys.stderr)
         return 2
     print("\n".join(lines))

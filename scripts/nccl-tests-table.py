@@ -13,34 +13,20 @@ Exit codes: 0 copied; 2 the log is unreadable, or holds that test not once, or a
 nccl-tests' 13 columns.
 """
 
-import os
-import stat
 import sys
+
+from script_input import BadInput, read_regular_text
 
 PROG = "nccl-tests-table.py"
 HEADER = ("bytes,count,type,redop,time_us,algbw_GBps,busbw_GBps,"
           "time_us_inplace,algbw_GBps_inplace,busbw_GBps_inplace")
 
 
-class BadLog(Exception):
-    """One line for the user, exit 2."""
-
-
-def read_log(path):
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise BadLog(f"{path}: not a regular file")
-        with open(path, encoding="utf-8") as log:
-            return log.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadLog(f"{path}: cannot read: {e.__class__.__name__}") from None
-
-
 def test_lines(path, text, test):
     sections = [s for s in text.split("# Collective test starting: ")[1:]
                 if s.splitlines()[0].strip() == test]
     if len(sections) != 1:
-        raise BadLog(f"{path}: holds {len(sections)} '{test}' tables, not one")
+        raise BadInput(f"{path}: holds {len(sections)} '{test}' tables, not one")
     return sections[0].splitlines()[1:]
 
 
@@ -50,7 +36,7 @@ def rows(path, lines):
             continue
         fields = line.split()
         if len(fields) != 13:
-            raise BadLog(f"{path}: row {number} of the table has {len(fields)} columns, not 13")
+            raise BadInput(f"{path}: row {number} of the table has {len(fields)} columns, not 13")
         size, count, kind, redop, _root, time, algbw, busbw, _wrong, time_in, algbw_in, busbw_in, _ = fields
         if size != "0":
             yield ",".join([size, count, kind, redop, time, algbw, busbw, time_in, algbw_in, busbw_in])
@@ -62,10 +48,10 @@ def main(argv):
         return 2
     path, test = argv[1], argv[2]
     try:
-        table = list(rows(path, test_lines(path, read_log(path), test)))
+        table = list(rows(path, test_lines(path, read_regular_text(path), test)))
         if not table:
-            raise BadLog(f"{path}: the '{test}' table has no rows")
-    except BadLog as e:
+            raise BadInput(f"{path}: the '{test}' table has no rows")
+    except BadInput as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     print(HEADER)
