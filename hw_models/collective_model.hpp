@@ -118,13 +118,15 @@ struct CollectiveModel {
   /// Measured on H100: out of place, two servers of one GPU take S/2 / 393 GB/s more than
   /// in place.
   double p2p_self_copy_bytes_per_s = 0;
-  /// How long a collective's slowest channel trails once each GPU has moved 1 GiB, seconds;
-  /// it grows with the square root of the bytes (0: never). A GPU's channels share its links
-  /// in step, but their step times vary, so the last channel ends later than the mean by the
-  /// spread of a sum of step times: the square root of their count. Rings, trees and
-  /// point-to-point pay it; NVLS's chunk costs hold its own. Measured from the published
-  /// single-server H100 ring and all-to-all tables, which follow a + T/B + c sqrt(T) (T: bytes
-  /// per GPU) within 0.3-2.8 % from 32 MiB to 16 GiB (scripts/nccl-lag-fit.py).
+  /// How long a collective's slowest channel trails once each GPU's share of the data (S/n)
+  /// is 1 GiB, seconds; it grows with the square root of the share (0: never). A channel runs
+  /// through its share in loops of NCCL's chunk, as many for any n; their times vary, so the
+  /// last channel ends later than the mean by the spread of a sum of loop times: the square
+  /// root of their count. Rings, trees and all-to-all pay it; NVLS's chunk costs and the
+  /// sends' channel rate, each measured from their own tables, hold their own. Measured from
+  /// the published single-server H100 ring and all-to-all tables, which follow
+  /// a + T/B + c sqrt(T) within 0.3-2.8 % from 32 MiB to 16 GiB (scripts/nccl-lag-fit.py),
+  /// with c per sqrt(S/n) alike on 4 and 8 GPUs.
   double straggle_after_gib_s = 0;
 };
 

@@ -312,7 +312,7 @@ const CollectiveParameter kCollectiveParameters[] = {
      .unit = kDuration,
      .max = kMostCollectiveLatencyS,
      .zero_allowed = true,
-     .doc = "the slowest channel's lag once each GPU moved 1 GiB; grows as the bytes' square root",
+     .doc = "the slowest channel's lag at 1 GiB per GPU's share (S/n); grows as its square root",
      .written_unless = 0},
 };
 

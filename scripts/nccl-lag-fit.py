@@ -5,8 +5,9 @@ T is the bytes one GPU moves as nccl-tests' bus bandwidth counts them (2(n-1)/n 
 allreduce, (n-1)/n S for all-gather, reduce-scatter and all-to-all, S otherwise), from the op
 and GPU count in the model beside each table (experiments/nccl-reference/README.md). Rows
 from 32 MiB, out-of-place times, least squares of the relative error. Prints per table B
-(GB/s), c (us per sqrt(MiB)), a (us) and the worst relative error of each fit: the figures
-behind `straggle_after_gib` in docs/collectives.md.
+(GB/s), c (us per sqrt(MiB)), a (us), the worst relative error of each fit, and the lag
+c sqrt(T) at 1 GiB of each GPU's share S/n (S for other ops): the figures behind
+`straggle_after_gib` in docs/collectives.md.
 
     scripts/nccl-lag-fit.py experiments/nccl-reference/h100-1x8-all_gather.csv ...
 
@@ -26,7 +27,7 @@ MIB = 1048576.0
 SMALLEST_BYTES = 32 * MIB
 
 
-def bus_factor(model_path):
+def bus_factor_and_gpus(model_path):
     fields = {}
     for line in read_regular_text(model_path).splitlines():
         key, sep, value = line.partition(":")
@@ -39,10 +40,10 @@ def bus_factor(model_path):
     if n < 1:
         raise BadInput(f"{model_path}: gpus must be at least 1")
     if op == "allreduce":
-        return 2.0 * (n - 1) / n
+        return 2.0 * (n - 1) / n, n
     if op in ("all_gather", "reduce_scatter", "all_to_all"):
-        return (n - 1) / n
-    return 1.0
+        return (n - 1) / n, n
+    return 1.0, 1
 
 
 def rows(table_path):
@@ -87,14 +88,17 @@ def fit(points, terms):
 
 def report(table_path):
     table = rows(table_path)
-    factor = bus_factor(os.path.splitext(table_path)[0] + ".yaml")
+    factor, share = bus_factor_and_gpus(os.path.splitext(table_path)[0] + ".yaml")
     points = [(factor * s / MIB, t) for s, t in table]
     with_lag, worst = fit(points, [lambda T: 1.0, lambda T: T, math.sqrt])
     linear, worst_linear = fit(points, [lambda T: 1.0, lambda T: T])
-    # 1 MiB/us = 1048.576 GB/s.
+    # 1 MiB/us = 1048.576 GB/s. The lag at 1 GiB (1024 MiB) of each GPU's share S/n, which
+    # is T / (factor x n), is what straggle_after_gib sets.
+    lag_us = with_lag[2] * math.sqrt(1024 * factor * share)
     name = os.path.basename(table_path)
     return (f"{name}: B {1048.576 / with_lag[1]:.0f} GB/s, c {with_lag[2]:.2f} us/sqrt(MiB), "
-            f"a {with_lag[0]:.1f} us, worst {100 * worst:.1f}%; without sqrt: "
+            f"a {with_lag[0]:.1f} us, worst {100 * worst:.1f}%, lag at 1 GiB of S/n "
+            f"{lag_us:.0f} us; without sqrt: "
             f"B {1048.576 / linear[1]:.0f} GB/s, a {linear[0]:.1f} us, worst "
             f"{100 * worst_linear:.1f}%")
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "common/input_error.hpp"
@@ -379,27 +380,43 @@ Choice choose(const Request& r, const std::string& algorithm, const std::string&
   return best;
 }
 
-// The lag of a collective's slowest channel: straggle_after_gib at 1 GiB per GPU (bytes as
-// nccl-tests' bus bandwidth counts them), growing with their square root. NVLS is left out:
-// its chunk costs, measured from its own table, hold it; so are the bare links (kWire).
+// The lag of a collective's slowest channel: straggle_after_gib once each GPU's share of the
+// data is 1 GiB (S/n; broadcast and reduce pass all of S through each GPU), growing with its
+// square root: a channel runs through its share in loops of NCCL's chunk, as many for any n.
+// Left out: NVLS, whose chunk costs, measured from its own table, hold it; sends, whose
+// channel rate, measured from their own tables, does; and the bare links (kWire).
 double straggle_s(const Request& r, const Choice& choice) {
   const double after_gib_s = r.machine.collectives().straggle_after_gib_s;
   const Family family = family_of(choice.algorithm);
   if (after_gib_s <= 0 || choice.protocol == Protocol::kWire || family == Family::kNvls ||
-      family == Family::kNvlsTree)
+      family == Family::kNvlsTree || r.op == "sendrecv")
     return 0;
+  const bool whole = r.op == "broadcast" || r.op == "reduce";
+  const double share_bytes = whole ? r.bytes : r.bytes / static_cast<double>(r.gpus.size());
   constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
-  return after_gib_s * std::sqrt(bus_factor(r.op, r.gpus.size()) * r.bytes / kGib);
+  return after_gib_s * std::sqrt(share_bytes / kGib);
 }
 
-// The collective's last copies (none depends on them) start `delay_s` later.
-void delay_last_copies(OpGraph& graph, double delay_s) {
-  if (delay_s <= 0) return;
+// Each GPU ends the collective `lag_s` after the last copy into it: one op after all of them
+// (a GPU's own lanes run in order, so delaying its last copies would delay one another).
+void add_straggle(const Machine& machine, OpGraph& graph, double lag_s) {
+  if (lag_s <= 0) return;
+  std::map<DeviceId, std::vector<OpId>> last_copies_into;
   for (OpId id = 0; id < graph.size(); ++id) {
-    if (graph.op(id).kind != OpKind::kCopy) continue;
+    const Op& op = graph.op(id);
+    if (op.kind != OpKind::kCopy || machine.device(op.peer).kind != DeviceKind::kGpu) continue;
     bool last = true;
     graph.for_each_successor(id, [&last](OpId) { last = false; });
-    if (last) graph.mutable_op(id).seconds += delay_s;
+    if (last) last_copies_into[op.peer].push_back(id);
+  }
+  for (const auto& [gpu, copies] : last_copies_into) {
+    Op straggle;
+    straggle.kind = OpKind::kCompute;
+    straggle.fixed_time = true;
+    straggle.seconds = lag_s;
+    straggle.device = gpu;
+    const OpId id = graph.add(straggle, "slowest channel");
+    for (const OpId copy : copies) graph.add_dependency(copy, id);
   }
 }
 
@@ -595,7 +612,7 @@ CollectivePlan make_collective(std::string_view op, const Machine& machine,
       plan.order = collectives::add_ring(builder, op, gpus, options.bytes);
     }
     if (plan.order.empty()) plan.order = request.gpus;
-    delay_last_copies(plan.graph, straggle_s(request, choice));
+    add_straggle(machine, plan.graph, straggle_s(request, choice));
     if (options.gpus_per_thread > 1)
       add_launches(machine, gpus, options.gpus_per_thread, plan.graph);
   } catch (const std::invalid_argument& e) {  // e.g. no route between two GPUs

@@ -235,8 +235,8 @@ TEST(CliNcclCheck, WhatIfEditsApplyToEveryTablesMachine) {
   ASSERT_EQ(halved.size(), base.size());
   for (std::size_t i = 0; i < base.size(); ++i) EXPECT_NEAR(halved[i], 2 * base[i], 2e-9);
 
-  // With Simple, a lag of the slowest channel of 1 ms at 1 GiB per GPU: 1.5 x 64 MiB per GPU
-  // adds 1 ms x sqrt(96 / 1024).
+  // With Simple, a lag of the slowest channel of 1 ms at 1 GiB per GPU's share: 64 MiB on 4
+  // GPUs adds 1 ms x sqrt(16 / 1024).
   const std::string simple_model =
       "op: allreduce\ntopology: nvlink-ring:4\ngpus: 4\nalgorithm: ring\nprotocol: Simple\n";
   write(dir / "ring.yaml", simple_model);
@@ -244,7 +244,7 @@ TEST(CliNcclCheck, WhatIfEditsApplyToEveryTablesMachine) {
   const std::vector<double> simple = times_s("");
   const std::vector<double> lagging = times_s("--set collectives.straggle_after_gib=1ms");
   ASSERT_EQ(lagging.size(), simple.size());
-  EXPECT_NEAR(lagging[1] - simple[1], 1e-3 * std::sqrt(96.0 / 1024), 2e-6);
+  EXPECT_NEAR(lagging[1] - simple[1], 1e-3 * std::sqrt(16.0 / 1024), 2e-6);
   expect_one_line_exit_2(opsim("nccl-check " + dir.string() + " --set nope.x=1"),
                          "--set nope.x=1: no device or link named 'nope'");
 }

@@ -382,7 +382,8 @@ TEST(Collectives, HierarchicalCopiesGrowAsRailsTimesServersSquared) {
   // copies, against 33.5 million for one ring of all 4096 GPUs).
   const CollectivePlan plan =
       plan_of(resolve_topology("ib-cluster:64x8"), 1073741824, "hierarchical", "Simple");
-  EXPECT_EQ(plan.graph.size(), 8u * (8u * 2 * 63 * 64 + 64u * 2 * 7 * 8));
+  // And one op per GPU for its slowest channel's lag.
+  EXPECT_EQ(plan.graph.size(), 8u * (8u * 2 * 63 * 64 + 64u * 2 * 7 * 8) + 512u);
 }
 
 TEST(Collectives, AutoChoosesLikeNcclsTuner) {
@@ -629,25 +630,44 @@ TEST(Collectives, AutoWeighsTheTreesPipelineFillAsTheSimulationPaysIt) {
   EXPECT_GT(tree.estimate_s, chosen.estimate_s);
 }
 
-TEST(Collectives, TheSlowestChannelLagsByTheSquareRootOfTheBytes) {
-  // dgx-h100 sets straggle_after_gib: a ring all-gather ends that much later once each GPU
-  // has moved 1 GiB ((n-1)/n S), twice as much at 4 GiB; without it, exactly that less.
+TEST(Collectives, TheSlowestChannelLagsByTheSquareRootOfEachGpusShare) {
+  // dgx-h100 sets straggle_after_gib: a ring all-gather or all-reduce ends that much later
+  // once each GPU's share (S/n) is 1 GiB, half as much at 1/4 GiB, on 4 GPUs as on 8; a
+  // pipelined broadcast passes all of S through each GPU. Without it, exactly that less.
   const Machine h100 = resolve_topology("dgx-h100");
   const double lag_s = h100.collectives().straggle_after_gib_s;
   ASSERT_GT(lag_s, 50e-6);
   const Machine flat = without_straggle(h100);
   const double gib = 1073741824;
-  for (const double per_gpu : {gib, 4 * gib}) {
-    SCOPED_TRACE(per_gpu);
-    const double bytes = per_gpu * 8 / 7;
-    const double extra_s = simulate_s(h100, "all_gather", bytes, 0, "ring", "Simple") -
-                           simulate_s(flat, "all_gather", bytes, 0, "ring", "Simple");
-    EXPECT_NEAR(extra_s, lag_s * std::sqrt(per_gpu / gib), 0.02 * lag_s);
+  const auto extra_s = [&](std::string_view op, double bytes, std::size_t gpus) {
+    CollectiveOptions options;
+    options.bytes = bytes;
+    options.algorithm = "ring";
+    options.protocol = "Simple";
+    const std::vector<DeviceId> all = h100.gpus();
+    options.gpus.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(gpus));
+    return simulate_isolated(h100, make_collective(op, h100, options).graph).makespan_s -
+           simulate_isolated(flat, make_collective(op, flat, options).graph).makespan_s;
+  };
+  for (const std::size_t gpus : {4, 8}) {
+    SCOPED_TRACE(gpus);
+    const double n = static_cast<double>(gpus);
+    EXPECT_NEAR(extra_s("all_gather", n * gib, gpus), lag_s, 0.02 * lag_s);
+    EXPECT_NEAR(extra_s("all_gather", n * gib / 4, gpus), lag_s / 2, 0.02 * lag_s);
+    EXPECT_NEAR(extra_s("allreduce", n * gib, gpus), lag_s, 0.02 * lag_s);
   }
-  // Sends too (S per GPU); not NVLS, whose chunk costs hold it, nor the bare links.
-  EXPECT_NEAR(simulate_s(h100, "sendrecv", gib, 0, "", "Simple") -
-                  simulate_s(flat, "sendrecv", gib, 0, "", "Simple"),
-              lag_s, 0.02 * lag_s);
+  EXPECT_NEAR(extra_s("broadcast", gib, 8), lag_s, 0.02 * lag_s);
+  // One op per GPU after the last copies into it, so pipelined pieces do not add it up: the
+  // hierarchical allreduce across 4 servers pays it once.
+  const Machine cluster = resolve_topology("ib-cluster:4x8");
+  const auto hierarchical_s = [](const Machine& machine) {
+    return simulate_s(machine, "allreduce", 1073741824, 0, "hierarchical", "Simple");
+  };
+  EXPECT_NEAR(hierarchical_s(cluster) - hierarchical_s(without_straggle(cluster)),
+              lag_s * std::sqrt(1.0 / 32), 0.01 * lag_s);
+  // Not sends, whose channel rate holds it; not NVLS, whose chunk costs do; not bare links.
+  EXPECT_EQ(simulate_s(h100, "sendrecv", gib, 0, "", "Simple"),
+            simulate_s(flat, "sendrecv", gib, 0, "", "Simple"));
   EXPECT_EQ(simulate_s(h100, "allreduce", gib, 0, "nvls", "Simple"),
             simulate_s(flat, "allreduce", gib, 0, "nvls", "Simple"));
   EXPECT_EQ(simulate_s(h100, "all_gather", gib, 0, "ring", "wire"),
