@@ -6,6 +6,7 @@ script="$1/scripts/nccl-lag-fit.py"
 scratch=$(mktemp -d) || exit 1
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$1/tests/cli/script_refusal.sh"
 
 # all_gather on 8 GPUs: T = 7/8 S in MiB; a = 10 us, B = 370 GB/s (0.3529 MiB/us), c = 4,
 # so 4 sqrt(7 x 1024) = 339 us at 1 GiB of S/8.
@@ -28,11 +29,6 @@ cp "$scratch/made.yaml" "$scratch/short.yaml"
 printf 'op: all_gather\n' > "$scratch/nogpus.yaml"
 cp "$scratch/made.csv" "$scratch/nogpus.csv"
 for args in "$scratch/short.csv" "$scratch/nogpus.csv" "$scratch/none.csv" "$scratch" ""; do
-  # shellcheck disable=SC2086
-  "$script" $args > "$scratch/out" 2> "$scratch/err"
-  code=$?
-  [ "$code" -eq 2 ] || fail "$args: exit $code, not 2"
-  [ "$(wc -l < "$scratch/err")" -eq 1 ] || fail "$args: not one line: $(cat "$scratch/err")"
-  [ -s "$scratch/out" ] && fail "$args: wrote to stdout"
+  expect_refusal "$script" "$args"
 done
 echo "nccl-lag-fit.py: ok"

@@ -7,6 +7,7 @@ log="$1/tests/cli/data/nccl_tests_two_tables.log"
 scratch=$(mktemp -d) || exit 1
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$1/tests/cli/script_refusal.sh"
 
 "$script" "$log" sendrecv_perf > "$scratch/out.csv" || fail "sendrecv_perf: exit $?"
 cat > "$scratch/expected.csv" <<'CSV'
@@ -19,11 +20,6 @@ cmp "$scratch/out.csv" "$scratch/expected.csv" || fail "sendrecv_perf table diff
   "33554432,4194304,double,sum,1405.25,23.88,42.98,1406.35,23.86,42.95" ] || fail "all_reduce_perf"
 
 for args in "$log alltoall_perf" "$1/tests/cli/data missing_perf" "$scratch/none x" "$log"; do
-  # shellcheck disable=SC2086
-  "$script" $args > "$scratch/out" 2> "$scratch/err"
-  code=$?
-  [ "$code" -eq 2 ] || fail "$args: exit $code, not 2"
-  [ "$(wc -l < "$scratch/err")" -eq 1 ] || fail "$args: not one line: $(cat "$scratch/err")"
-  [ -s "$scratch/out" ] && fail "$args: wrote to stdout"
+  expect_refusal "$script" "$args"
 done
 echo "nccl-tests-table.py: ok"
