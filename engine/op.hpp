@@ -44,6 +44,9 @@ struct Op {
   /// it on the same lane (its bytes follow that part's on the wire), or a kernel copy whose
   /// `seconds` already holds the route's latency (so that its lane wait can hide it).
   bool continues_transfer = false;
+  /// Kernel copy: its fixed delay starts once its lane is free, not while it waits for it (a
+  /// collective's channel that has its NIC to itself: nothing overlaps its per-step cost).
+  bool serial_step_delay = false;
   /// Compute: where it runs (kNoDevice: the scheduler places it). Copy: source memory.
   /// Disk ops: the disk. Host dispatch: the CPU whose program thread issues it.
   DeviceId device = kNoDevice;

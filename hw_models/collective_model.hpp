@@ -44,8 +44,9 @@ struct CollectiveModel {
   /// bytes/s (0: the links' alone). NCCL gives a NIC two ring channels where a server's
   /// ring graph has at most 4 (ncclTopoDupChannels, compute capability 9.0), one where it
   /// has more. Measured: the published 16 GiB rings across ten 8-GPU H100 servers (median
-  /// busbw 323.4 GB/s over 8 NICs, one channel each).
-  double ring_network_channel_bytes_per_s = 40.4e9;
+  /// busbw 323.4 GB/s over 8 NICs, one channel each), less each step's latency and first
+  /// slice, which move at the NIC's rate (docs/collectives.md).
+  double ring_network_channel_bytes_per_s = 41.1e9;
   /// Rings across servers with LL128: the most bus bandwidth NCCL's tuner grants one channel
   /// of the ring graph (perChMaxRingLL128Bws: Volta and Ampere 20, Hopper 36.7 GB/s; 0: no
   /// cap); its graph has ring_channels_per_nic channels per NIC.

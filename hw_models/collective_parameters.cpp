@@ -239,7 +239,8 @@ const CollectiveParameter kCollectiveParameters[] = {
      .member = &CM::ring_network_channel_bytes_per_s,
      .unit = kBandwidth,
      .zero_allowed = true,
-     .doc = "ring across servers: the rate of one channel over the network (0: the links' alone)"},
+     .doc = "ring across servers: the rate of one channel over the network beyond a step's "
+            "first slice (0: the links' alone)"},
     {.key = "ring_ll128_channel_max_busbw",
      .member = &CM::ring_ll128_channel_busbw_bytes_per_s,
      .unit = kBandwidth,

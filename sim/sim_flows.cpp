@@ -398,8 +398,11 @@ void SimBackend::Impl::launch_copy(std::uint32_t slot, const OpLaunch& launch) {
   const double cold_s = host_memcpy ? src.cpu.dram.first_access_s : 0.0;
   // A kernel copy's step delay (a collective protocol's per-step cost: flags, a proxy's turn)
   // runs while the step waits behind the channel's previous one, as NCCL overlaps its steps
-  // through the buffer slots it keeps per connection; a DMA copy's delay is its own.
-  const double step_s = op.kernel_copy ? launch_left_s(op.seconds, waited_s(launch)) : op.seconds;
+  // through the buffer slots it keeps per connection (unless nothing overlaps it there:
+  // serial_step_delay); a DMA copy's delay is its own.
+  const double step_s = op.kernel_copy && !op.serial_step_delay
+                            ? launch_left_s(op.seconds, waited_s(launch))
+                            : op.seconds;
   const double route_s = op.continues_transfer ? 0.0 : routes[route].latency_s;
   start_op_flow(slot, route_s + launch_s + cold_s + step_s);
 }

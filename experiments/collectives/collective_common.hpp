@@ -69,6 +69,10 @@ class StepBuilder {
   /// Every later copy across servers moves `factor` times more again: a channel slower than
   /// its NIC (ring_network_stretch).
   void stretch_network_payload(double factor) { network_stretch_ = factor; }
+  /// Every later copy across servers is a ring channel that has its NIC to itself (one ring
+  /// channel per NIC): its step latency follows the channel's previous step instead of
+  /// overlapping it, and only the bytes after a step's first slice keep to the channel's rate.
+  void set_channel_alone_on_nic(bool alone) { channel_alone_on_nic_ = alone; }
   OpGraph& graph() { return graph_; }
 
  private:
@@ -78,6 +82,7 @@ class StepBuilder {
   Protocol protocol_;
   double payload_stretch_ = 1.0;
   double network_stretch_ = 1.0;
+  bool channel_alone_on_nic_ = false;
 };
 
 /// A ring (GPUs in order), its share of the data and its narrowest hop's rate (the rate of a
@@ -182,6 +187,9 @@ double all_to_all_network_stretch(const Machine& machine, Protocol protocol,
 /// The simulation pays it; the tuner, as NCCL's, does not know it.
 double ring_network_stretch(const Machine& machine, std::span<const DeviceId> gpus,
                             Protocol protocol);
+/// Whether a ring over `gpus` crosses servers with one ring channel per NIC
+/// (ring_channels_per_nic), so that no other channel's transfer fills a NIC while one waits.
+bool ring_channel_alone_on_nic(const Machine& machine, std::span<const DeviceId> gpus);
 double ring_transfer_s(const Machine& machine, std::string_view op, std::span<const DeviceId> gpus,
                        double bytes, Protocol protocol);
 double tree_transfer_s(const Machine& machine, std::span<const DeviceId> gpus, double bytes,

@@ -123,8 +123,13 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
   if (protocol_ != Protocol::kWire) {
     const CollectiveModel& model = machine_.collectives();
     const LinkClass link = link_class(machine_, src, dst);
-    const double stretch = payload_stretch_ * (link == LinkClass::kNetwork ? network_stretch_ : 1);
+    const bool network = link == LinkClass::kNetwork;
+    // A channel alone on its NIC moves a step's first slice at the NIC's rate (pays_latency:
+    // a whole step or a head) and only the rest at the channel's.
+    const bool channel_rate = network && !(channel_alone_on_nic_ && pays_latency);
+    const double stretch = payload_stretch_ * (channel_rate ? network_stretch_ : 1);
     op.bytes = bytes * stretch / efficiency(model, protocol_, link);
+    op.serial_step_delay = network && channel_alone_on_nic_ && pays_latency;
     if (pays_latency)
       op.seconds = std::max(0.0, step_latency_s(model, family_, protocol_, link) -
                                      machine_.route_latency_s(src, dst));

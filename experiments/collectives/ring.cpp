@@ -2,7 +2,8 @@
 // its share of S around its ring in steps of share*S/n per GPU. Reductions are fused into
 // the copies. Allreduce: 2(n-1) steps, each directed hop carries 2(n-1)/n of its share.
 // Across servers a step moves in NCCL's slices, and each NIC carries as many of NCCL's
-// ring channels as it would (ring_network_stretch).
+// ring channels as it would (ring_network_stretch); a channel alone on its NIC pays each
+// step's latency in turn (ring_channel_alone_on_nic).
 #include <algorithm>
 
 #include "experiments/collectives/collective_common.hpp"
@@ -69,6 +70,7 @@ std::vector<DeviceId> add_ring(StepBuilder& builder, std::string_view op,
   const std::vector<Channel> channels = ring_channels(builder.machine(), gpus);
   builder.stretch_network_payload(
       ring_network_stretch(builder.machine(), gpus, builder.protocol()));
+  builder.set_channel_alone_on_nic(ring_channel_alone_on_nic(builder.machine(), gpus));
   for (std::size_t c = 0; c < channels.size(); ++c)
     add_ring_steps(builder, channels[c].order, bytes * channels[c].share, static_cast<int>(c),
                    first, end, {}, true);
@@ -97,6 +99,11 @@ double ring_network_stretch(const Machine& machine, std::span<const DeviceId> gp
   const double channels_bytes_per_s = channels_per_nic * model.ring_network_channel_bytes_per_s *
                                       protocol_efficiency(model, protocol);
   return std::max(1.0, links_bytes_per_s / channels_bytes_per_s);
+}
+
+bool ring_channel_alone_on_nic(const Machine& machine, std::span<const DeviceId> gpus) {
+  const auto nodes = gpus_by_node(machine, gpus);
+  return nodes.size() > 1 && ring_channels_per_nic(nodes.front().size()) == 1;
 }
 
 double ring_transfer_s(const Machine& machine, std::string_view op, std::span<const DeviceId> gpus,

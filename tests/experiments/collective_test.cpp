@@ -566,7 +566,8 @@ TEST(Collectives, RingStepsAcrossServersPayTheirLatencyOnTheFirstSliceOnly) {
 TEST(Collectives, RingsAcrossEightGpuServersRunOneChannelPerNic) {
   // NCCL doubles a ring graph of at most 4 channels, so with 4 GPUs (NICs) per server each
   // NIC carries two ring channels and the NIC bounds them; with 8 it carries one, which
-  // moves ring_network_channel_bandwidth. All-gather of 4 GiB on 4 x 8 H100, Simple.
+  // moves ring_network_channel_bandwidth beyond each step's first slice. All-gather of 4 GiB
+  // on 4 x 8 H100, Simple.
   const Machine cluster = resolve_topology("ib-cluster:4x8@400");
   const CollectiveModel& m = cluster.collectives();
   ASSERT_LT(m.ring_network_channel_bytes_per_s, 48e9);
@@ -584,12 +585,46 @@ TEST(Collectives, RingsAcrossEightGpuServersRunOneChannelPerNic) {
   };
   const double nic_bytes_per_s = 50e9 * m.network_efficiency;
   EXPECT_NEAR(busbw(4), 4 * nic_bytes_per_s, 0.03 * 4 * nic_bytes_per_s);
-  EXPECT_NEAR(busbw(8), 8 * m.ring_network_channel_bytes_per_s,
-              0.03 * 8 * m.ring_network_channel_bytes_per_s);
+  // A step of 16 MiB per channel: its latency and first slice at the NIC's rate, then the
+  // rest at the channel's (ARingChannelAloneOnItsNicPaysItsStepLatencyEveryStep).
+  const double step_bytes = options.bytes / 32 / 8;
+  const double step_s =
+      m.ring_simple_network_step_s + m.ring_simple_slice_bytes / nic_bytes_per_s +
+      (step_bytes - m.ring_simple_slice_bytes) / m.ring_network_channel_bytes_per_s;
+  EXPECT_NEAR(busbw(8), 8 * step_bytes / step_s, 0.03 * 8 * step_bytes / step_s);
   // The tuner, as NCCL's, reckons with the NICs alone.
   options.gpus = first_gpus_per_server(cluster, 8);
   const double estimate_s = choose_collective("all_gather", cluster, options).estimate_s;
   EXPECT_LT(estimate_s, options.bytes * 63 / 64 / (8 * nic_bytes_per_s) * 1.02);
+}
+
+TEST(Collectives, ARingChannelAloneOnItsNicPaysItsStepLatencyEveryStep) {
+  // All-gather on 4 x 8 H100, Simple, 1 MiB steps (one slice each): with 8 GPUs per server
+  // each NIC carries one ring channel, whose 31 steps across the NIC follow one another, each
+  // after its 14 us and at the NIC's rate (a step's first slice does not keep to the channel
+  // rate). With 4 per server (two channels per NIC) the queued steps hide their latency.
+  const Machine cluster = without_straggle(resolve_topology("ib-cluster:4x8@400"));
+  Machine no_network_step = cluster;
+  no_network_step.mutable_collectives().ring_simple_network_step_s = 0;
+  const CollectiveModel& m = cluster.collectives();
+  CollectiveOptions options;
+  options.algorithm = "ring";
+  options.protocol = "Simple";
+  const auto seconds = [&](const Machine& machine, int per_server) {
+    options.gpus = first_gpus_per_server(machine, per_server);
+    options.bytes = 1048576.0 * static_cast<double>(options.gpus.size()) * per_server;
+    return simulate_isolated(machine, make_collective("all_gather", machine, options).graph)
+        .makespan_s;
+  };
+  const double nic_bytes_per_s = 50e9 * m.network_efficiency;
+  const double lone_s = 31 * (m.ring_simple_network_step_s + 1048576.0 / nic_bytes_per_s);
+  EXPECT_GT(seconds(cluster, 8), lone_s);
+  EXPECT_LT(seconds(cluster, 8), 1.03 * lone_s);
+  // Without the step latency other hops bound it; with it every step adds most of it.
+  EXPECT_GT(seconds(cluster, 8) - seconds(no_network_step, 8),
+            0.5 * 31 * m.ring_simple_network_step_s);
+  EXPECT_LT(seconds(cluster, 4) - seconds(no_network_step, 4),
+            0.1 * 15 * m.ring_simple_network_step_s);
 }
 
 TEST(Collectives, AcrossServersTheTunerCapsRingLl128AtNcclsPerChannelBusBandwidth) {

@@ -222,7 +222,8 @@ TEST(SimBackend, CopyLaunchLatencyDelaysTheCopiesAGpuDrives) {
 TEST(SimBackend, AKernelCopysStepDelayRunsWhileItWaitsForItsLane) {
   // Two copies of 160 MB out of gpu0 on one lane, each with a 2 ms step delay, both ready at
   // once. DMA copies pay their delays one after the other; kernel copies (a collective's
-  // steps) pay the second's while it waits behind the first, as NCCL's buffered steps do.
+  // steps) pay the second's while it waits behind the first, as NCCL's buffered steps do,
+  // unless their delay is serial (a channel alone on its NIC), which pays it after the wait.
   Machine m("steps");
   const DeviceId cpu = m.add_cpu("cpu0", CpuModel{});
   GpuModel gpu_model;
@@ -230,20 +231,24 @@ TEST(SimBackend, AKernelCopysStepDelayRunsWhileItWaitsForItsLane) {
   const DeviceId gpu = m.add_gpu("gpu0", gpu_model);
   m.add_link("pcie", cpu, gpu, link_at(kB));
   m.seal();
-  for (const bool kernel : {false, true}) {
-    SCOPED_TRACE(kernel);
-    OpGraph g;
-    for (int i = 0; i < 2; ++i) {
-      Op step = copy_op(gpu, cpu, kS);
-      step.stream = 0;
-      step.seconds = 2e-3;
-      step.kernel_copy = kernel;
-      g.add(step, "step");
+  for (const bool kernel : {false, true})
+    for (const bool serial : {false, true}) {
+      SCOPED_TRACE(kernel);
+      SCOPED_TRACE(serial);
+      OpGraph g;
+      for (int i = 0; i < 2; ++i) {
+        Op step = copy_op(gpu, cpu, kS);
+        step.stream = 0;
+        step.seconds = 2e-3;
+        step.kernel_copy = kernel;
+        step.serial_step_delay = serial;
+        g.add(step, "step");
+      }
+      const SimulationResult r = simulate_isolated(m, g);
+      expect_close(2e-3 + kS / kB, seconds(r.end_ns[0]));
+      const bool hidden = kernel && !serial;
+      expect_close(hidden ? 2e-3 + 2 * kS / kB : 2 * (2e-3 + kS / kB), r.makespan_s);
     }
-    const SimulationResult r = simulate_isolated(m, g);
-    expect_close(2e-3 + kS / kB, seconds(r.end_ns[0]));
-    expect_close(kernel ? 2e-3 + 2 * kS / kB : 2 * (2e-3 + kS / kB), r.makespan_s);
-  }
 }
 
 TEST(SimBackend, RouteLatencyIsAddedOnce) {
