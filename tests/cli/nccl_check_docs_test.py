@@ -6,8 +6,8 @@
 Runs `OPSIM nccl-check --format json` in REPOSITORY (its default tables) and compares, table
 by table, the summary row of docs/collectives.md (sizes, median |time error|, worst ratio,
 worst |busbw error| from 64 MiB, goal met, counts) at the docs' rounding, then the Overall
-line there and the figure row of README.md. Prints one line per difference with the value
-nccl-check gives, so a change that moves a figure also says which line of the docs to edit.
+line there, and README.md's figure row and count of tables. Prints one line per difference
+with the value nccl-check gives, so a change that moves a figure says which line to edit.
 Exit codes: 0 the docs agree; 1 they differ; 2 the run or a file could not be read.
 """
 
@@ -26,6 +26,7 @@ OVERALL = re.compile(r"^Overall: (\d+) of (\d+) counted tables meet the goal; me
 COUNTED_SIZES = re.compile(r"the (\d+) counted tables, (\d+) sizes")
 README_ROW = re.compile(r"collectives against (\d+) cited nccl-tests tables \| (\d+) meet "
                         r"issue #27's goal; median \\\|time error\\\| ([\d.]+) % over (\d+) sizes")
+README_TABLES = re.compile(r"puts opsim beside (\d+) published nccl-tests tables")
 
 
 def nccl_check(opsim, repository):
@@ -101,16 +102,28 @@ def overall_differences(report, lines):
     return problems, (want[1], want[0], want[2], str(sizes))
 
 
-def readme_differences(repository, want):
+def readme_differences(repository, want, tables):
+    problems = []
+    found = set()
     with open(os.path.join(repository, README), encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             m = README_ROW.search(line)
             if m:
+                found.add("row")
                 if m.groups() != want:
-                    return [f"{README}:{number}: says tables, meeting, median, sizes = "
-                            f"{m.groups()}, nccl-check gives {want}"]
-                return []
-    return [f"{README}: no nccl-check figure row"]
+                    problems.append(f"{README}:{number}: says tables, meeting, median, sizes = "
+                                    f"{m.groups()}, nccl-check gives {want}")
+            m = README_TABLES.search(line)
+            if m:
+                found.add("tables")
+                if m.group(1) != str(tables):
+                    problems.append(f"{README}:{number}: says {m.group(1)} published tables, "
+                                    f"nccl-check runs {tables}")
+    if "row" not in found:
+        problems.append(f"{README}: no nccl-check figure row")
+    if "tables" not in found:
+        problems.append(f"{README}: no count of the tables nccl-check runs")
+    return problems
 
 
 def main():
@@ -122,7 +135,8 @@ def main():
         lines = f.read().splitlines()
     problems = table_differences(report, lines)
     overall_problems, readme_want = overall_differences(report, lines)
-    problems += overall_problems + readme_differences(repository, readme_want)
+    problems += overall_problems + readme_differences(repository, readme_want,
+                                                      len(report["tables"]))
     for problem in problems:
         print(problem)
     return 1 if problems else 0
