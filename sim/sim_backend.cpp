@@ -155,8 +155,8 @@ void SimBackend::on_timer(std::uint32_t slot) {
       m.start_op_flow(slot, m.routes[s.route].latency_s);
     return;
   }
-  if (s.phase == Phase::kDelayThenComm)
-    m.start_comm(slot);
+  if (s.phase == Phase::kDelayThenFlow)
+    m.start_flow(slot, 0);
   else
     m.finish(slot);
 }

@@ -136,7 +136,7 @@ class TimerQueue {
 // What a launched op is doing; indexed by a slot number stored in the activity's data.
 enum class Phase : std::uint8_t {
   kFree,
-  kDelayThenComm,    // a timer starts the comm
+  kDelayThenFlow,    // a timer starts the flow (it takes its links then)
   kDelayThenFinish,  // a timer ends the op
   kActivity,         // a SimGrid exec or comm runs it
   kClosedForm,       // a flow alone on its links: a timer ends it at bytes / rate

@@ -172,10 +172,18 @@ void SimBackend::Impl::start_op_flow(std::uint32_t slot, double delay_s) {
 // A flow of `slots[slot].bytes` over its route after `delay_s`. Alone on all its links, its
 // time is closed-form (bytes / narrowest bandwidth) and needs no SimGrid comm: that is
 // what max-min sharing would give. When another flow later joins one of its links, it
-// becomes a SimGrid comm for its remaining bytes, so SimGrid does every real sharing.
+// becomes a SimGrid comm for its remaining bytes, so SimGrid does every real sharing. It
+// takes its links when its bytes start to move: during its delay it shares nothing, so a
+// flow that starts meanwhile may still run alone.
 void SimBackend::Impl::start_flow(std::uint32_t slot, double delay_s) {
   Slot& s = slots[slot];
   s.bytes = whole_bytes(s.bytes);
+  if (delay_s > 0) {
+    s.comm_start_s = sg4::Engine::get_clock() + delay_s;
+    s.phase = Phase::kDelayThenFlow;
+    set_timer(s.comm_start_s, slot);
+    return;
+  }
   const Route& r = routes[s.route];
   const std::uint32_t* first = route_links.data() + r.link_begin;
   const std::uint32_t* last = first + r.link_count;
@@ -190,14 +198,10 @@ void SimBackend::Impl::start_flow(std::uint32_t slot, double delay_s) {
   }
   Slot& t = slots[slot];  // to_comm() may have grown nothing, but stay safe
   t.holds_links = true;
-  const double now_s = sg4::Engine::get_clock();
-  t.comm_start_s = now_s + delay_s;
+  t.comm_start_s = sg4::Engine::get_clock();
   if (alone) {
     t.phase = Phase::kClosedForm;
     set_timer(t.comm_start_s + t.bytes / alone_bytes_per_s(t), slot);
-  } else if (delay_s > 0) {
-    t.phase = Phase::kDelayThenComm;
-    set_timer(t.comm_start_s, slot);
   } else {
     start_comm(slot);
   }
@@ -212,12 +216,6 @@ void SimBackend::Impl::to_comm(std::uint32_t slot) {
     if (link.closed_form == slot) link.closed_form = kNoSlot;
   }
   const double now_s = sg4::Engine::get_clock();
-  if (now_s < s.comm_start_s) {  // still in its delay: start the comm when it ends
-    cancel_timer(slot);
-    s.phase = Phase::kDelayThenComm;
-    set_timer(s.comm_start_s, slot);
-    return;
-  }
   const double remaining = s.bytes - (now_s - s.comm_start_s) * alone_bytes_per_s(s);
   if (remaining < 1) return;  // ends now anyway: let its timer end it
   cancel_timer(slot);

@@ -69,7 +69,7 @@ void SimBackend::Impl::move_transfer(std::uint32_t slot, std::uint32_t route, do
     old->set_data(nullptr);  // its cancellation is not this op's completion
     old->cancel();
     cancelled.push_back(std::move(old));
-  } else {  // kClosedForm or kDelayThenComm: a timer, and the bytes moved so far
+  } else {  // kClosedForm or kDelayThenFlow: a timer, and the bytes moved so far
     cancel_timer(slot);
     if (now_s < s.comm_start_s)
       delay_s = s.comm_start_s - now_s;

@@ -993,6 +993,26 @@ TEST(SimBackend, FlowJoinedMidwayHandsItsRemainderToSimGrid) {
   expect_close(0.020, seconds(r.end_ns[second]));
 }
 
+TEST(SimBackend, AFlowInItsDelaySharesNoLink) {
+  // gpu1 -> gpu0 waits a 5 ms delay before its bytes move; gpu2 -> gpu0 starts at once and
+  // has gpu0's link alone until then (80 MB), shares it after (8 GB/s each): it ends at
+  // 15 ms, the first at 20 ms. Closed-form flows and SimGrid comms alike.
+  SwitchMachine s;
+  OpGraph g;
+  Op delayed = copy_op(s.gpu[1], s.gpu[0], kS);
+  delayed.seconds = 5e-3;
+  const OpId first = g.add(delayed, "delayed");
+  const OpId second = g.add(copy_op(s.gpu[2], s.gpu[0], kS), "at once");
+  for (const bool closed_form : {true, false}) {
+    SCOPED_TRACE(closed_form);
+    SimulateOptions options;
+    options.backend.closed_form_uncontended = closed_form;
+    const SimulationResult r = simulate_isolated(s.machine, g, options);
+    expect_close(0.015, seconds(r.end_ns[second]));
+    expect_close(0.020, seconds(r.end_ns[first]));
+  }
+}
+
 TEST(SimBackend, OpAddedAfterPrepareWithoutRouteThrowsFromRun) {
   // A program that grows the graph: with all_pairs_limit 0 only the routes of the graph at
   // prepare() exist, so a later copy between new endpoints is refused with a clear error
