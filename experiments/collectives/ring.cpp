@@ -5,6 +5,7 @@
 // ring channels as it would (ring_network_stretch); a channel alone on its NIC pays each
 // step's latency in turn (ring_channel_alone_on_nic).
 #include <algorithm>
+#include <utility>
 
 #include "experiments/collectives/collective_common.hpp"
 
@@ -56,8 +57,9 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
       next_heads[to] = {head};
       next[to] = {tail};
     }
-    heads = next_heads;
-    gates = next;
+    // Every position of next and next_heads is set each step: swap rather than copy.
+    std::swap(heads, next_heads);
+    std::swap(gates, next);
   }
   return gates;
 }
