@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "experiments/collectives/collective.hpp"
@@ -76,6 +78,14 @@ class StepBuilder {
   OpGraph& graph() { return graph_; }
 
  private:
+  /// What a copy from src to dst needs of its route, looked up once per pair: a collective
+  /// of n GPUs adds thousands of copies over the same few pairs.
+  struct HopFacts {
+    LinkClass link;
+    double route_latency_s;
+  };
+  const HopFacts& hop(DeviceId src, DeviceId dst);
+
   const Machine& machine_;
   OpGraph& graph_;
   Family family_;
@@ -83,6 +93,7 @@ class StepBuilder {
   double payload_stretch_ = 1.0;
   double network_stretch_ = 1.0;
   bool channel_alone_on_nic_ = false;
+  std::unordered_map<std::uint64_t, HopFacts> hops_;
 };
 
 /// A ring (GPUs in order), its share of the data and its narrowest hop's rate (the rate of a

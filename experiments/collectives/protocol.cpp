@@ -122,7 +122,8 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
   Op op = kernel_copy(src, dst, bytes, stream);
   if (protocol_ != Protocol::kWire) {
     const CollectiveModel& model = machine_.collectives();
-    const LinkClass link = link_class(machine_, src, dst);
+    const HopFacts& facts = hop(src, dst);
+    const LinkClass link = facts.link;
     const bool network = link == LinkClass::kNetwork;
     // A channel alone on its NIC moves a step's first slice at the NIC's rate (pays_latency:
     // a whole step or a head) and only the rest at the channel's.
@@ -131,18 +132,29 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
     op.bytes = bytes * stretch / efficiency(model, protocol_, link);
     op.serial_step_delay = network && channel_alone_on_nic_ && pays_latency;
     if (pays_latency)
-      op.seconds = std::max(0.0, step_latency_s(model, family_, protocol_, link) -
-                                     machine_.route_latency_s(src, dst));
+      op.seconds =
+          std::max(0.0, step_latency_s(model, family_, protocol_, link) - facts.route_latency_s);
     if (first) op.seconds += base_latency_s(model, family_, protocol_);
   }
   return graph_.add(op, name);
+}
+
+const StepBuilder::HopFacts& StepBuilder::hop(DeviceId src, DeviceId dst) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+  auto it = hops_.find(key);
+  if (it == hops_.end())
+    it = hops_
+             .emplace(key,
+                      HopFacts{link_class(machine_, src, dst), machine_.route_latency_s(src, dst)})
+             .first;
+  return it->second;
 }
 
 OpId StepBuilder::queued_head(DeviceId src, DeviceId dst, double bytes, std::string_view name,
                               int stream) {
   const OpId id = copy(src, dst, bytes, name, stream, false);
   Op& op = graph_.mutable_op(id);
-  op.seconds += machine_.route_latency_s(src, dst);
+  op.seconds += hop(src, dst).route_latency_s;
   op.continues_transfer = true;
   return id;
 }
