@@ -1,7 +1,8 @@
-// An append-only array in fixed chunks of 2^16 elements: growing never moves what is stored
-// (references stay valid) and never holds an old and a new copy at once, as a std::vector's
-// doubling does. A graph of 16 million ops grows by 4 MB chunks instead of copying 1 GB and
-// holding 1.5 GB at its last doubling.
+// An append-only array in fixed chunks of at least 2^16 elements and 2 MiB: growing never
+// moves what is stored (references stay valid) and never holds an old and a new copy at
+// once, as a std::vector's doubling does. A graph of 16 million ops grows by 4 MB chunks
+// instead of copying 1 GB and holding 1.5 GB at its last doubling; a small graph touches
+// only the pages its elements reach.
 //
 //   ChunkedVector<Op> ops;
 //   ops.push_back(op);
@@ -12,9 +13,11 @@
 
 #include <cstddef>
 #include <memory>
-#include <new>
 #include <type_traits>
+#include <utility>
 #include <vector>
+
+#include "engine/large_blocks.hpp"
 
 namespace opsim {
 
@@ -23,17 +26,32 @@ class ChunkedVector {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
 
  public:
-  static constexpr std::size_t kChunkBits = 16;
+  // At least 2^16 elements and 2 MiB a chunk, so that chunks are whole huge pages
+  // (engine/large_blocks.hpp).
+  static constexpr std::size_t kChunkBits = [] {
+    std::size_t bits = 16;
+    while ((std::size_t{1} << bits) * sizeof(T) < kHugePageBytes) ++bits;
+    return bits;
+  }();
   static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
 
   ChunkedVector() = default;
-  ChunkedVector(ChunkedVector&&) noexcept = default;
-  ChunkedVector& operator=(ChunkedVector&&) noexcept = default;
+  ChunkedVector(ChunkedVector&& other) noexcept { *this = std::move(other); }
+  ChunkedVector& operator=(ChunkedVector&& other) noexcept {
+    if (this == &other) return *this;
+    chunks_ = std::move(other.chunks_);
+    size_ = std::exchange(other.size_, 0);
+    next_ = std::exchange(other.next_, nullptr);
+    chunk_end_ = std::exchange(other.chunk_end_, nullptr);
+    other.chunks_.clear();
+    return *this;
+  }
   ChunkedVector(const ChunkedVector& other) { *this = other; }
   ChunkedVector& operator=(const ChunkedVector& other) {
     if (this == &other) return *this;
     chunks_.clear();
     size_ = 0;
+    next_ = chunk_end_ = nullptr;
     chunks_.reserve(other.chunks_.size());
     for (std::size_t i = 0; i < other.size_; ++i) push_back(other[i]);
     return *this;
@@ -48,9 +66,8 @@ class ChunkedVector {
   T& back() { return (*this)[size_ - 1]; }
 
   void push_back(const T& value) {
-    if ((size_ & (kChunkSize - 1)) == 0 && (size_ >> kChunkBits) == chunks_.size())
-      chunks_.push_back(Chunk(static_cast<T*>(::operator new(kChunkSize * sizeof(T)))));
-    ::new (&(*this)[size_]) T(value);
+    if (next_ == chunk_end_) add_chunk();
+    ::new (next_++) T(value);
     ++size_;
   }
   /// Room in the chunk table for `count` elements (the chunks themselves come as needed).
@@ -58,12 +75,17 @@ class ChunkedVector {
   void shrink_to_fit() { chunks_.shrink_to_fit(); }
 
  private:
-  struct FreeChunk {
-    void operator()(T* chunk) const { ::operator delete(chunk); }
-  };
-  using Chunk = std::unique_ptr<T[], FreeChunk>;
+  using Chunk = LargeBlock<T>;
+  void add_chunk() {
+    chunks_.push_back(allocate_large_block<T>(kChunkSize * sizeof(T), !chunks_.empty()));
+    next_ = chunks_.back().get();
+    chunk_end_ = next_ + kChunkSize;
+  }
+
   std::vector<Chunk> chunks_;
   std::size_t size_ = 0;
+  T* next_ = nullptr;  // where the next element goes, in the last chunk
+  T* chunk_end_ = nullptr;
 };
 
 }  // namespace opsim

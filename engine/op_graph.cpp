@@ -15,13 +15,10 @@ namespace opsim {
 OpId OpGraph::add(const Op& op, std::string_view name) {
   const auto id = static_cast<OpId>(ops_.size());
   if (id == UINT32_MAX) throw std::length_error("OpGraph: too many ops");
-  if (name_chars_.size() + name.size() > UINT32_MAX)
-    throw std::length_error("OpGraph: names too long");
+  names_.push_back(name);  // first: it throws when names pass 4 GiB
   ops_.push_back(op);
   in_degree_.push_back(0);
   first_edge_.push_back(kNoEdge);
-  name_chars_.insert(name_chars_.end(), name.begin(), name.end());
-  name_ends_.push_back(static_cast<std::uint32_t>(name_chars_.size()));
   return id;
 }
 
@@ -38,23 +35,20 @@ void OpGraph::reserve(std::size_t ops, std::size_t dependencies, std::size_t nam
   ops_.reserve(ops);
   in_degree_.reserve(ops);
   first_edge_.reserve(ops);
-  name_ends_.reserve(ops);
   edges_.reserve(dependencies);
-  name_chars_.reserve(name_bytes);
+  names_.reserve(ops, name_bytes);
 }
 
 void OpGraph::shrink_to_fit() {
   ops_.shrink_to_fit();
   in_degree_.shrink_to_fit();
   first_edge_.shrink_to_fit();
-  name_ends_.shrink_to_fit();
   edges_.shrink_to_fit();
-  name_chars_.shrink_to_fit();
+  names_.shrink_to_fit();
 }
 
 std::string_view OpGraph::name(OpId id) const {
-  const std::uint32_t begin = id == 0 ? 0 : name_ends_[id - 1];
-  return {name_chars_.data() + begin, name_ends_[id] - begin};
+  return names_[id];
 }
 
 OpGraph::BoostView OpGraph::boost_view() const {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/chunked_vector.hpp"
+#include "engine/name_store.hpp"
 #include "engine/op.hpp"
 
 namespace opsim {
@@ -77,8 +78,7 @@ class OpGraph {
   ChunkedVector<std::uint32_t> in_degree_;
   ChunkedVector<std::uint32_t> first_edge_;
   ChunkedVector<Edge> edges_;
-  std::vector<char> name_chars_;
-  ChunkedVector<std::uint32_t> name_ends_;  // name i is name_chars_[end(i-1), end(i))
+  NameStore names_;
 };
 
 }  // namespace opsim

@@ -1,0 +1,50 @@
+#include "engine/name_store.hpp"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace opsim {
+namespace {
+
+constexpr std::size_t kBlock = kHugePageBytes;
+
+// Names that fill a block to its last byte, one that would straddle the next boundary, an
+// empty one, one longer than two blocks and names after it must all read back as written.
+TEST(NameStore, NamesReadBackAcrossBlockBoundariesAndLongNames) {
+  std::vector<std::string> written;
+  written.push_back(std::string(kBlock - 10, 'a'));
+  written.push_back("0123456789");  // ends the first block exactly
+  written.push_back("next block");
+  written.push_back(std::string(kBlock - 15, 'b'));
+  written.push_back("does not fit in the rest");  // moves to the third block's start
+  written.push_back("");
+  written.push_back(std::string(2 * kBlock + 5, 'c'));  // a block of its own
+  written.push_back("");
+  written.push_back("after the long name");
+  written.push_back(std::string(2 * kBlock, 'd'));  // exactly two blocks
+  written.push_back("last");
+
+  NameStore names;
+  for (const std::string& name : written) names.push_back(name);
+  const NameStore copy = names;
+  for (const NameStore* store : std::initializer_list<const NameStore*>{&names, &copy}) {
+    ASSERT_EQ(store->size(), written.size());
+    for (std::size_t i = 0; i < written.size(); ++i)
+      EXPECT_EQ((*store)[i], written[i]) << "name " << i;
+  }
+}
+
+TEST(NameStore, ManySmallNamesSpanSeveralBlocks) {
+  NameStore names;
+  const std::size_t count = 3 * kBlock / 7;  // about 3.4 blocks of names 6 to 7 long
+  for (std::size_t i = 0; i < count; ++i) names.push_back("n" + std::to_string(i));
+  ASSERT_EQ(names.size(), count);
+  for (std::size_t i = 0; i < count; i += 9973) EXPECT_EQ(names[i], "n" + std::to_string(i));
+  EXPECT_EQ(names[count - 1], "n" + std::to_string(count - 1));
+}
+
+}  // namespace
+}  // namespace opsim
