@@ -150,7 +150,7 @@ void SimBackend::on_timer(std::uint32_t slot) {
   Slot& s = m.slots[slot];
   if (s.phase == Phase::kDiskRequests) {
     if (--s.requests_left > 0)
-      m.set_timer(sg4::Engine::get_clock() + m.random_read_s(s.disk), slot);
+      m.set_timer(m.clock_s() + m.random_read_s(s.disk), slot);
     else  // all requests served: the bytes still cross the disk's link to memory
       m.start_op_flow(slot, m.routes[s.route].latency_s);
     return;

@@ -7,7 +7,7 @@
 //   sim_interference.cpp  how concurrent ops slow each other: disk transfers beside other
 //                         disk ops and beside compute, disk I/O taking CPU cores, per-core
 //                         speeds
-// Only these files include it.
+// Only these files include it (and tests/sim/timer_queue_test.cpp).
 #pragma once
 
 #include <cmath>
@@ -109,7 +109,7 @@ class TimerQueue {
  public:
   /// A new timer's id (never 0), due at `date_s`.
   std::uint64_t push(double date_s, std::uint32_t slot);
-  bool empty() const { return heap_.empty() && lane_head_ == lane_.size(); }
+  bool empty() const { return heap_.empty() && lane_count_ == 0; }
   /// The earliest timer (by date, then id). Not on an empty queue.
   const PendingTimer& top() const { return from_lane() ? lane_[lane_head_] : heap_.front(); }
   void pop();
@@ -121,14 +121,19 @@ class TimerQueue {
     }
   };
   bool from_lane() const {
-    return lane_head_ < lane_.size() &&
-           (heap_.empty() || !Later{}(lane_[lane_head_], heap_.front()));
+    return lane_count_ > 0 && (heap_.empty() || !Later{}(lane_[lane_head_], heap_.front()));
   }
+  const PendingTimer& lane_back() const {
+    return lane_[(lane_head_ + lane_count_ - 1) & (lane_.size() - 1)];
+  }
+  void grow_lane();
   // Timers set in date order (each due no earlier than the one set before it) wait in
-  // `lane_` from `lane_head_` on, a plain queue; the others in a binary heap. Most are in
-  // order: a ring step's copies all end at one date, after the step before.
+  // `lane_`, a circular queue of lane_count_ from lane_head_ (its size a power of two); the
+  // others in a binary heap. Most are in order: a ring step's copies all end at one date,
+  // after the step before.
   std::vector<PendingTimer> lane_;
   std::size_t lane_head_ = 0;
+  std::size_t lane_count_ = 0;
   std::vector<PendingTimer> heap_;
   std::uint64_t last_id_ = 0;
 };
@@ -229,7 +234,9 @@ struct SimBackend::Impl {
   // The one SimGrid timer that runs the due timers, and its date; null: none set.
   simgrid::kernel::timer::Timer* engine_timer = nullptr;
   double engine_timer_date_s = 0;
-  bool running_timers = false;  // inside run_due_timers(): it sets the SimGrid timer at its end
+  bool running_timers = false;
+  double timers_now_s = 0;  // the clock while running_timers  // inside run_due_timers(): it sets
+                            // the SimGrid timer at its end
   std::vector<std::uint32_t> sequential_reads;   // per disk: sequential reads running now
   std::vector<std::uint32_t> random_reads;       // per disk: random reads running now
   std::vector<std::uint32_t> sequential_writes;  // per disk: sequential writes running now
@@ -244,8 +251,11 @@ struct SimBackend::Impl {
   // for the time in nanoseconds several times at one date.
   mutable double cached_clock_s = -1;
   mutable TimeNs cached_clock_ns = 0;
+  // SimGrid's clock; inside run_due_timers() (the clock stands still there) the date it
+  // read once, as the getter costs a tenth of a ring copy's simulation.
+  double clock_s() const { return running_timers ? timers_now_s : sg4::Engine::get_clock(); }
   TimeNs clock_ns() const {
-    const double now_s = sg4::Engine::get_clock();
+    const double now_s = clock_s();
     if (now_s != cached_clock_s) {
       cached_clock_ns = seconds_to_ns(now_s);
       cached_clock_s = now_s;

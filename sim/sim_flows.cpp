@@ -46,8 +46,10 @@ double SimBackend::Impl::alone_bytes_per_s(const Slot& s) const {
 
 std::uint64_t TimerQueue::push(double date_s, std::uint32_t slot) {
   const PendingTimer timer{date_s, ++last_id_, slot};
-  if (lane_.empty() || date_s >= lane_.back().date_s) {
-    lane_.push_back(timer);
+  if (lane_count_ == 0 || date_s >= lane_back().date_s) {
+    if (lane_count_ == lane_.size()) grow_lane();
+    lane_[(lane_head_ + lane_count_) & (lane_.size() - 1)] = timer;
+    ++lane_count_;
   } else {
     heap_.push_back(timer);
     std::push_heap(heap_.begin(), heap_.end(), Later{});
@@ -61,14 +63,16 @@ void TimerQueue::pop() {
     heap_.pop_back();
     return;
   }
-  ++lane_head_;
-  if (lane_head_ == lane_.size()) {
-    lane_.clear();
-    lane_head_ = 0;
-  } else if (lane_head_ >= 1024 && lane_head_ * 2 >= lane_.size()) {  // drop what was served
-    lane_.erase(lane_.begin(), lane_.begin() + static_cast<std::ptrdiff_t>(lane_head_));
-    lane_head_ = 0;
-  }
+  lane_head_ = (lane_head_ + 1) & (lane_.size() - 1);
+  --lane_count_;
+}
+
+void TimerQueue::grow_lane() {
+  std::vector<PendingTimer> larger(std::max<std::size_t>(1024, 2 * lane_.size()));
+  for (std::size_t i = 0; i < lane_count_; ++i)
+    larger[i] = lane_[(lane_head_ + i) & (lane_.size() - 1)];
+  lane_.swap(larger);
+  lane_head_ = 0;
 }
 
 void SimBackend::Impl::set_timer(double date_s, std::uint32_t slot) {
@@ -100,6 +104,7 @@ void SimBackend::Impl::schedule_engine_timer() {
 
 void SimBackend::Impl::run_due_timers() {
   const double now_s = sg4::Engine::get_clock();
+  timers_now_s = now_s;
   running_timers = true;
   // As SimGrid's Timer::execute_all(): every timer due, earliest first, each taken off before
   // it runs; one set meanwhile for now runs in this pass too.
@@ -158,7 +163,7 @@ void SimBackend::Impl::start_comm(std::uint32_t slot) {
 // Ends `slot` after `delay_s` (never synchronously inside launch()).
 void SimBackend::Impl::delay_then_finish(std::uint32_t slot, double delay_s) {
   slots[slot].phase = Phase::kDelayThenFinish;
-  set_timer(sg4::Engine::get_clock() + std::max(delay_s, 0.0), slot);
+  set_timer(clock_s() + std::max(delay_s, 0.0), slot);
 }
 
 // An op that moves bytes: a flow, or only its delay when it moves none (no 0-byte comms).
@@ -179,7 +184,7 @@ void SimBackend::Impl::start_flow(std::uint32_t slot, double delay_s) {
   Slot& s = slots[slot];
   s.bytes = whole_bytes(s.bytes);
   if (delay_s > 0) {
-    s.comm_start_s = sg4::Engine::get_clock() + delay_s;
+    s.comm_start_s = clock_s() + delay_s;
     s.phase = Phase::kDelayThenFlow;
     set_timer(s.comm_start_s, slot);
     return;
@@ -198,7 +203,7 @@ void SimBackend::Impl::start_flow(std::uint32_t slot, double delay_s) {
   }
   Slot& t = slots[slot];  // to_comm() may have grown nothing, but stay safe
   t.holds_links = true;
-  t.comm_start_s = sg4::Engine::get_clock();
+  t.comm_start_s = clock_s();
   if (alone) {
     t.phase = Phase::kClosedForm;
     set_timer(t.comm_start_s + t.bytes / alone_bytes_per_s(t), slot);
@@ -215,7 +220,7 @@ void SimBackend::Impl::to_comm(std::uint32_t slot) {
     LinkState& link = links[route_links[r.link_begin + i]];
     if (link.closed_form == slot) link.closed_form = kNoSlot;
   }
-  const double now_s = sg4::Engine::get_clock();
+  const double now_s = clock_s();
   const double remaining = s.bytes - (now_s - s.comm_start_s) * alone_bytes_per_s(s);
   if (remaining < 1) return;  // ends now anyway: let its timer end it
   cancel_timer(slot);
@@ -281,7 +286,7 @@ void SimBackend::Impl::finish(std::uint32_t slot) {
   // An exception must not unwind through SimGrid's run loop (it leaves the engine broken
   // and the process crashes at exit): keep it, drain, and rethrow from run_until_idle().
   try {
-    const double now_s = sg4::Engine::get_clock();
+    const double now_s = clock_s();
     const TimeNs end_ns =
         now_s <= kMostSimulatedSeconds ? clock_ns() : simulated_ns(now_s, *graph, op);
     sink->on_op_completed(op, start_ns, end_ns);
@@ -452,7 +457,7 @@ void SimBackend::Impl::launch_disk_op(std::uint32_t slot, const OpLaunch& launch
     s.phase = Phase::kDiskRequests;
     s.requests_left = static_cast<std::uint32_t>(std::min(requests, 4e9));
     s.disk = op.device;
-    set_timer(sg4::Engine::get_clock() + random_read_s(op.device), slot);
+    set_timer(clock_s() + random_read_s(op.device), slot);
     return;
   }
   double access_s = disk.access_s;

@@ -61,7 +61,7 @@ void SimBackend::Impl::reroute_disk_transfers(DeviceId disk) {
 // it has left.
 void SimBackend::Impl::move_transfer(std::uint32_t slot, std::uint32_t route, double speed) {
   Slot& s = slots[slot];
-  const double now_s = sg4::Engine::get_clock();
+  const double now_s = clock_s();
   double delay_s = 0;
   if (s.phase == Phase::kActivity) {
     sg4::ActivityPtr old = std::move(s.activity);
