@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "experiments/collectives/collective.hpp"
@@ -78,13 +77,16 @@ class StepBuilder {
   OpGraph& graph() { return graph_; }
 
  private:
-  /// What a copy from src to dst needs of its route, looked up once per pair: a collective
-  /// of n GPUs adds thousands of copies over the same few pairs.
+  /// What a copy from src to dst needs of its route and protocol, looked up once per pair: a
+  /// collective of n GPUs adds thousands of copies over the same few pairs.
   struct HopFacts {
-    LinkClass link;
-    double route_latency_s;
+    LinkClass link = LinkClass::kNvlink;
+    double route_latency_s = 0;
+    double efficiency = 1;    // payload per byte on the wire, in this protocol
+    double step_delay_s = 0;  // the step latency less the route's, never below 0
   };
-  const HopFacts& hop(DeviceId src, DeviceId dst);
+  HopFacts hop(DeviceId src, DeviceId dst);
+  void grow_hops();
 
   const Machine& machine_;
   OpGraph& graph_;
@@ -93,7 +95,11 @@ class StepBuilder {
   double payload_stretch_ = 1.0;
   double network_stretch_ = 1.0;
   bool channel_alone_on_nic_ = false;
-  std::unordered_map<std::uint64_t, HopFacts> hops_;
+  // (src << 32 | dst, its facts) in open addressing, kNoHop where empty, at most half full:
+  // the lookup runs once per copy, millions of times for a large ring.
+  static constexpr std::uint64_t kNoHop = UINT64_MAX;
+  std::vector<std::pair<std::uint64_t, HopFacts>> hops_;
+  std::size_t hops_used_ = 0;
 };
 
 /// A ring (GPUs in order), its share of the data and its narrowest hop's rate (the rate of a

@@ -121,33 +121,56 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
                        bool first, bool pays_latency) {
   Op op = kernel_copy(src, dst, bytes, stream);
   if (protocol_ != Protocol::kWire) {
-    const CollectiveModel& model = machine_.collectives();
-    const HopFacts& facts = hop(src, dst);
-    const LinkClass link = facts.link;
-    const bool network = link == LinkClass::kNetwork;
+    const HopFacts facts = hop(src, dst);
+    const bool network = facts.link == LinkClass::kNetwork;
     // A channel alone on its NIC moves a step's first slice at the NIC's rate (pays_latency:
     // a whole step or a head) and only the rest at the channel's.
     const bool channel_rate = network && !(channel_alone_on_nic_ && pays_latency);
     const double stretch = payload_stretch_ * (channel_rate ? network_stretch_ : 1);
-    op.bytes = bytes * stretch / efficiency(model, protocol_, link);
+    op.bytes = bytes * stretch / facts.efficiency;
     op.serial_step_delay = network && channel_alone_on_nic_ && pays_latency;
-    if (pays_latency)
-      op.seconds =
-          std::max(0.0, step_latency_s(model, family_, protocol_, link) - facts.route_latency_s);
-    if (first) op.seconds += base_latency_s(model, family_, protocol_);
+    if (pays_latency) op.seconds = facts.step_delay_s;
+    if (first) op.seconds += base_latency_s(machine_.collectives(), family_, protocol_);
   }
   return graph_.add(op, name);
 }
 
-const StepBuilder::HopFacts& StepBuilder::hop(DeviceId src, DeviceId dst) {
+namespace {
+
+std::size_t hop_slot(std::uint64_t key, std::size_t slots) {
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & (slots - 1);
+}
+
+}  // namespace
+
+StepBuilder::HopFacts StepBuilder::hop(DeviceId src, DeviceId dst) {
   const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
-  auto it = hops_.find(key);
-  if (it == hops_.end())
-    it = hops_
-             .emplace(key,
-                      HopFacts{link_class(machine_, src, dst), machine_.route_latency_s(src, dst)})
-             .first;
-  return it->second;
+  if (2 * (hops_used_ + 1) > hops_.size()) grow_hops();
+  std::size_t i = hop_slot(key, hops_.size());
+  for (; hops_[i].first != kNoHop; i = (i + 1) & (hops_.size() - 1))
+    if (hops_[i].first == key) return hops_[i].second;
+  const CollectiveModel& model = machine_.collectives();
+  HopFacts facts;
+  facts.link = link_class(machine_, src, dst);
+  facts.route_latency_s = machine_.route_latency_s(src, dst);
+  facts.efficiency = efficiency(model, protocol_, facts.link);
+  facts.step_delay_s =
+      std::max(0.0, step_latency_s(model, family_, protocol_, facts.link) - facts.route_latency_s);
+  hops_[i] = {key, facts};
+  ++hops_used_;
+  return facts;
+}
+
+void StepBuilder::grow_hops() {
+  std::vector<std::pair<std::uint64_t, HopFacts>> old(std::max<std::size_t>(64, 2 * hops_.size()),
+                                                      {kNoHop, HopFacts{}});
+  old.swap(hops_);
+  for (const auto& [key, facts] : old) {
+    if (key == kNoHop) continue;
+    std::size_t i = hop_slot(key, hops_.size());
+    while (hops_[i].first != kNoHop) i = (i + 1) & (hops_.size() - 1);
+    hops_[i] = {key, facts};
+  }
 }
 
 OpId StepBuilder::queued_head(DeviceId src, DeviceId dst, double bytes, std::string_view name,

@@ -11,6 +11,16 @@
 
 namespace opsim::collectives {
 
+namespace {
+
+// A gate of one op, in place: a ring sets n of them per step.
+void gate_on(std::vector<OpId>& gate, OpId op) {
+  gate.resize(1);
+  gate[0] = op;
+}
+
+}  // namespace
+
 Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, double bytes,
                      int stream, std::size_t first_step, std::size_t end_step, Gates gates,
                      bool starts) {
@@ -31,18 +41,21 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
   Gates next_heads(n);
   Gates next(n);
   sync::NameBuffer name;
+  sync::NameBuffer tail_name;
   for (std::size_t step = first_step; step < end_step; ++step) {
     const bool scatter = step < n - 1;
+    name.clear().text(scatter ? "rs c" : "ag c").number(static_cast<std::uint64_t>(stream));
+    name.text(" s").number(step);
+    tail_name.clear().text(name.view()).text(" tail");
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t to = i + 1 == n ? 0 : i + 1;
-      name.clear().text(scatter ? "rs c" : "ag c").number(static_cast<std::uint64_t>(stream));
-      name.text(" s").number(step);
       const bool first = starts && step == first_step;
       if (!sliced[i]) {
         const OpId send =
             builder.copy(order[i], order[to], chunk_bytes, name.view(), stream, first);
         for (OpId before : gates[i]) builder.after(before, send);
-        next[to] = next_heads[to] = {send};
+        gate_on(next[to], send);
+        gate_on(next_heads[to], send);
         continue;
       }
       const OpId head =
@@ -51,11 +64,11 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
               : builder.queued_head(order[i], order[to], head_bytes, name.view(), stream);
       for (OpId before : heads[i]) builder.after(before, head);
       const OpId tail =
-          builder.continue_copy(order[i], order[to], tail_bytes, name.text(" tail").view(), stream);
+          builder.continue_copy(order[i], order[to], tail_bytes, tail_name.view(), stream);
       builder.after(head, tail);
       for (OpId before : gates[i]) builder.after(before, tail);
-      next_heads[to] = {head};
-      next[to] = {tail};
+      gate_on(next_heads[to], head);
+      gate_on(next[to], tail);
     }
     // Every position of next and next_heads is set each step: swap rather than copy.
     std::swap(heads, next_heads);
