@@ -86,6 +86,7 @@ class StepBuilder {
     double step_delay_s = 0;  // the step latency less the route's, never below 0
   };
   HopFacts hop(DeviceId src, DeviceId dst);
+  HopFacts find_hop(DeviceId src, DeviceId dst);
   void grow_hops();
 
   const Machine& machine_;
@@ -100,6 +101,13 @@ class StepBuilder {
   static constexpr std::uint64_t kNoHop = UINT64_MAX;
   std::vector<std::pair<std::uint64_t, HopFacts>> hops_;
   std::size_t hops_used_ = 0;
+  // By source device: the pair it was last looked up with. A ring channel sends from each
+  // GPU to one neighbour, so this answers almost every lookup without touching the table.
+  struct LastHop {
+    DeviceId dst = kNoDevice;
+    HopFacts facts;
+  };
+  std::vector<LastHop> last_hop_by_src_;
 };
 
 /// A ring (GPUs in order), its share of the data and its narrowest hop's rate (the rate of a

@@ -144,6 +144,14 @@ std::size_t hop_slot(std::uint64_t key, std::size_t slots) {
 }  // namespace
 
 StepBuilder::HopFacts StepBuilder::hop(DeviceId src, DeviceId dst) {
+  if (src >= machine_.devices().size()) return find_hop(src, dst);  // its lookup says why
+  if (src >= last_hop_by_src_.size()) last_hop_by_src_.resize(src + 1);
+  LastHop& last = last_hop_by_src_[src];
+  if (last.dst != dst) last = LastHop{dst, find_hop(src, dst)};
+  return last.facts;
+}
+
+StepBuilder::HopFacts StepBuilder::find_hop(DeviceId src, DeviceId dst) {
   const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
   if (2 * (hops_used_ + 1) > hops_.size()) grow_hops();
   std::size_t i = hop_slot(key, hops_.size());

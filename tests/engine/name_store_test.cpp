@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace opsim {
@@ -12,25 +13,31 @@ namespace {
 constexpr std::size_t kBlock = kHugePageBytes;
 
 // Names that fill a block to its last byte, one that would straddle the next boundary, an
-// empty one, one longer than two blocks and names after it must all read back as written.
+// empty one, one longer than two blocks, names after it and names stored once for several
+// ops must all read back as written, also from a copy and after a move.
 TEST(NameStore, NamesReadBackAcrossBlockBoundariesAndLongNames) {
   std::vector<std::string> written;
-  written.push_back(std::string(kBlock - 10, 'a'));
-  written.push_back("0123456789");  // ends the first block exactly
+  written.push_back(std::string(kBlock - 16, 'a'));  // a record of kBlock - 11 bytes
+  written.push_back("0123456789");                   // ends the first block exactly
   written.push_back("next block");
-  written.push_back(std::string(kBlock - 15, 'b'));
-  written.push_back("does not fit in the rest");  // moves to the third block's start
+  written.push_back(std::string(kBlock - 30, 'b'));  // leaves 14 bytes of its block
+  written.push_back("does not fit in the rest");     // moves to the third block's start
   written.push_back("");
   written.push_back(std::string(2 * kBlock + 5, 'c'));  // a block of its own
   written.push_back("");
   written.push_back("after the long name");
-  written.push_back(std::string(2 * kBlock, 'd'));  // exactly two blocks
+  written.push_back(std::string(2 * kBlock - 5, 'd'));  // a record of exactly two blocks
   written.push_back("last");
+  written.push_back("last");                 // the same as the name before: one record for both
+  written.push_back(std::string(300, 'e'));  // a length past one byte
+  written.push_back("last");                 // the same as two names before
+  written.push_back(std::string(300, 'e'));
 
   NameStore names;
   for (const std::string& name : written) names.push_back(name);
   const NameStore copy = names;
-  for (const NameStore* store : std::initializer_list<const NameStore*>{&names, &copy}) {
+  const NameStore moved = std::move(names);
+  for (const NameStore* store : std::initializer_list<const NameStore*>{&moved, &copy}) {
     ASSERT_EQ(store->size(), written.size());
     for (std::size_t i = 0; i < written.size(); ++i)
       EXPECT_EQ((*store)[i], written[i]) << "name " << i;
