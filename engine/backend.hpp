@@ -71,9 +71,9 @@ class Backend {
   /// worker's FIFO): the scheduler may then launch a stream's next ready op while the
   /// previous one still runs, saving a round trip per op. False (the default): one op per
   /// stream at a time, e.g. for SimGrid, which would share a host among concurrent execs.
-  /// With pipelining an op's alloc_bytes count from its launch, as a framework allocates an
-  /// output when it enqueues the kernel; start/end times are still when it really ran.
-  /// Constant for a backend: the scheduler asks once, when it is made.
+  /// With pipelining an op's allocation (OpGraph::memory_effect) counts from its launch, as a
+  /// framework allocates an output when it enqueues the kernel; start/end times are still when it
+  /// really ran. Constant for a backend: the scheduler asks once, when it is made.
   virtual bool queues_streams_in_order() const { return false; }
   /// Non-null when the backend reports completions on threads of its own (a worker that
   /// finishes an op runs its successors' scheduling itself): whoever touches the scheduler or

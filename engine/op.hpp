@@ -60,8 +60,6 @@ struct Op {
   /// Host dispatch: host time spent; fixed_time ops: duration; copy: a fixed delay before its
   /// bytes move, beyond its route's latency (a collective protocol's per-step cost; simulated).
   double seconds = 0;
-  double alloc_bytes = 0;    ///< memory allocated on the result device when the op starts
-  double release_bytes = 0;  ///< memory released on the result device when the op ends
 
   /// The device whose memory holds the op's result (compute: device; copy and disk read: peer;
   /// disk write and dispatch: device).
@@ -71,6 +69,14 @@ struct Op {
 };
 
 /// A short human label for an op's kind, e.g. "gemm", "copy", "disk read".
+/// Memory an op takes on its result device when it starts and gives back when it ends. Kept
+/// beside the graph's ops (OpGraph::memory_effect), not in them: few ops have one, and a
+/// graph of 16 million copies would carry 256 MB of zeros.
+struct MemoryEffect {
+  double alloc_bytes = 0;
+  double release_bytes = 0;
+};
+
 std::string_view op_class(const Op& op);
 
 }  // namespace opsim

@@ -12,6 +12,9 @@
 
 namespace opsim {
 
+// The bulk of a large graph: 16 million copies take 768 MB at this size.
+static_assert(sizeof(Op) <= 48, "an Op grew: every op of every graph pays for it");
+
 OpId OpGraph::add(const Op& op, std::string_view name) {
   const auto id = static_cast<OpId>(ops_.size());
   if (id == UINT32_MAX) throw std::length_error("OpGraph: too many ops");
@@ -20,6 +23,14 @@ OpId OpGraph::add(const Op& op, std::string_view name) {
   in_degree_.push_back(0);
   first_edge_.push_back(kNoEdge);
   return id;
+}
+
+void OpGraph::add_memory_effect(OpId id, MemoryEffect effect) {
+  if (id >= ops_.size()) throw std::out_of_range("OpGraph::add_memory_effect: unknown op");
+  if (effect.alloc_bytes == 0 && effect.release_bytes == 0) return;
+  MemoryEffect& memory = memory_effects_[id];
+  memory.alloc_bytes += effect.alloc_bytes;
+  memory.release_bytes += effect.release_bytes;
 }
 
 void OpGraph::add_dependency(OpId before, OpId after) {
@@ -146,7 +157,8 @@ void OpGraph::validate(const Machine& machine, std::string_view context) const {
     if (bad_size(op.flops)) fail("flops must be a finite number >= 0");
     if (bad_size(op.bytes)) fail("bytes must be a finite number >= 0");
     if (bad_size(op.seconds)) fail("seconds must be a finite number >= 0");
-    if (bad_size(op.alloc_bytes) || bad_size(op.release_bytes))
+    if (const MemoryEffect memory = memory_effect(id);
+        bad_size(memory.alloc_bytes) || bad_size(memory.release_bytes))
       fail("memory sizes must be finite numbers >= 0");
     if (op.fixed_time && op.kind != OpKind::kCompute && op.kind != OpKind::kHostDispatch)
       fail("only compute and dispatch ops can take a fixed time");

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/chunked_vector.hpp"
@@ -43,6 +44,15 @@ class OpGraph {
   std::size_t dependency_count() const { return edges_.size(); }
   const Op& op(OpId id) const { return ops_[id]; }
   Op& mutable_op(OpId id) { return ops_[id]; }
+  /// Adds `effect` to what op `id` allocates and releases.
+  void add_memory_effect(OpId id, MemoryEffect effect);
+  /// What op `id` allocates and releases (zeros for most ops).
+  MemoryEffect memory_effect(OpId id) const {
+    if (memory_effects_.empty()) return {};
+    const auto it = memory_effects_.find(id);
+    return it == memory_effects_.end() ? MemoryEffect{} : it->second;
+  }
+  bool has_memory_effects() const { return !memory_effects_.empty(); }
   std::string_view name(OpId id) const;
   std::uint32_t in_degree(OpId id) const { return in_degree_[id]; }
   /// Builds a Boost.Graph view of the current graph (O(ops + dependencies)).
@@ -79,6 +89,7 @@ class OpGraph {
   ChunkedVector<std::uint32_t> first_edge_;
   ChunkedVector<Edge> edges_;
   NameStore names_;
+  std::unordered_map<OpId, MemoryEffect> memory_effects_;
 };
 
 }  // namespace opsim

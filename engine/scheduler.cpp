@@ -172,7 +172,9 @@ void Scheduler::try_start(StreamIndex s) {
     ++stream.launched;
     ++in_flight_;
     const Op& op = graph_.op(id);
-    if (op.alloc_bytes > 0) change_memory(op.result_device(), op.alloc_bytes, backend_.now_ns());
+    if (graph_.has_memory_effects())
+      if (const double alloc_bytes = graph_.memory_effect(id).alloc_bytes; alloc_bytes > 0)
+        change_memory(op.result_device(), alloc_bytes, backend_.now_ns());
     // Under a window the real executor does not pipeline (see above), so no stream holds an
     // op before its launch and no wait hides its launch latency: it counts from now.
     const TimeNs since_ns = options_.max_in_flight == 0 ? ready_ns : backend_.now_ns();
@@ -196,7 +198,9 @@ void Scheduler::on_op_completed(OpId id, TimeNs start_ns, TimeNs end_ns) {
   ++finished_count_;
   --in_flight_;
   const Op& op = graph_.op(id);
-  if (op.release_bytes > 0) change_memory(op.result_device(), -op.release_bytes, end_ns);
+  if (graph_.has_memory_effects())
+    if (const double release_bytes = graph_.memory_effect(id).release_bytes; release_bytes > 0)
+      change_memory(op.result_device(), -release_bytes, end_ns);
   if (!observers_.empty()) {
     const DeviceId device = placed_device(id);
     for (SchedulerObserver* o : observers_)

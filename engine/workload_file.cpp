@@ -242,9 +242,11 @@ Op read_op(const OpReader& r, const std::string& kind) {
       r.fail("'stream' must be a whole number from 0 to 1000000");
     op.stream = static_cast<std::int32_t>(stream->get<long long>());
   }
-  op.alloc_bytes = r.byte_count("alloc", false, false);
-  op.release_bytes = r.byte_count("release", false, false);
   return op;
+}
+
+MemoryEffect read_memory_effect(const OpReader& r) {
+  return {r.byte_count("alloc", false, false), r.byte_count("release", false, false)};
 }
 
 // Per device: no op allocates more than the device's memory, and the ops release no more
@@ -253,7 +255,8 @@ void check_memory_balance(const WorkloadFile& file, const Machine& machine, cons
   std::vector<double> allocated(machine.devices().size(), 0), released(allocated.size(), 0);
   for (OpId id = 0; id < graph.size(); ++id) {
     const Op& op = graph.op(id);
-    if (op.alloc_bytes == 0 && op.release_bytes == 0) continue;
+    const MemoryEffect memory = graph.memory_effect(id);
+    if (memory.alloc_bytes == 0 && memory.release_bytes == 0) continue;
     const std::string place =
         file.source + ": ops[" + std::to_string(id) + "] ('" + std::string(graph.name(id)) + "')";
     const DeviceId on = op.result_device();
@@ -263,11 +266,11 @@ void check_memory_balance(const WorkloadFile& file, const Machine& machine, cons
     const Device& device = machine.device(on);
     const double capacity =
         device.kind == DeviceKind::kGpu ? device.gpu.memory_bytes : device.cpu.dram.capacity_bytes;
-    if (capacity > 0 && op.alloc_bytes > capacity)
-      throw InputError(place + ": 'alloc' of " + format_bytes(op.alloc_bytes) + " exceeds " +
+    if (capacity > 0 && memory.alloc_bytes > capacity)
+      throw InputError(place + ": 'alloc' of " + format_bytes(memory.alloc_bytes) + " exceeds " +
                        device.name + "'s memory of " + format_bytes(capacity));
-    allocated[on] += op.alloc_bytes;
-    released[on] += op.release_bytes;
+    allocated[on] += memory.alloc_bytes;
+    released[on] += memory.release_bytes;
   }
   for (DeviceId d = 0; d < allocated.size(); ++d)
     if (released[d] > allocated[d])
@@ -333,7 +336,9 @@ OpGraph build_workload_graph(const WorkloadFile& file, const Machine& machine) {
     if (name.empty()) reader.fail("'name' must not be empty");
     if (by_name.count(name)) reader.fail("duplicate op name '" + name + "'");
     const Op op = read_op(reader, reader.text("kind"));
-    by_name.emplace(name, graph.add(op, name));
+    const OpId id = graph.add(op, name);
+    graph.add_memory_effect(id, read_memory_effect(reader));
+    by_name.emplace(name, id);
   }
   for (std::size_t i = 0; i < ops.size(); ++i) {
     OpReader reader(file, machine, i, ops[i]);

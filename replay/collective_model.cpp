@@ -56,6 +56,7 @@ void splice_ring(ReplayGraph& g, const CollectiveInstance& c, double bytes,
     const auto& m = c.members[static_cast<std::size_t>(member)];
     g.add(op, plan.graph.name(id), m.rank, transfers_lane(g, m.rank, op.device),
           g.recorded_start_ns[m.op], g.recorded_end_ns[m.op]);
+    g.graph.add_memory_effect(base + id, plan.graph.memory_effect(id));
   }
   for (OpId id = 0; id < plan.graph.size(); ++id) {
     bool last = true;

@@ -24,7 +24,7 @@ struct ContextImpl {
   std::shared_ptr<GpuRuntime> gpus;
   std::string why_no_gpu;
   std::vector<int> gpu_ordinal;
-  std::unique_ptr<RealBackend> backend;   // real mode; destroyed after the scheduler
+  std::unique_ptr<RealBackend> backend;  // real mode; destroyed after the scheduler
   std::unique_ptr<Scheduler> scheduler;  // real mode
   DeviceId host_cpu = kNoDevice;
   double dispatch_s = 0;
@@ -89,8 +89,9 @@ struct ContextImpl {
   }
 
   /// Records `op` reading `reads` and writing `write`, with `work` as its real work.
-  OpId issue(Op op, std::string_view name, std::initializer_list<ArrayState*> reads,
-             ArrayState* write, Work work, bool program_op = true) {
+  OpId issue(Op op, MemoryEffect memory, std::string_view name,
+             std::initializer_list<ArrayState*> reads, ArrayState* write, Work work,
+             bool program_op = true) {
     if (real() && options.max_in_flight_ops != 0) {
       const std::size_t window = options.max_in_flight_ops;
       const bool full = [&] {
@@ -127,6 +128,7 @@ struct ContextImpl {
     std::unique_lock<CompletionMutex> guard;
     if (real()) guard = scheduler->lock();
     const OpId id = graph.add(op, name);
+    graph.add_memory_effect(id, memory);
     for (OpId d : deps) graph.add_dependency(d, id);
     for (ArrayState* r : reads) r->readers.push_back(id);
     if (write != nullptr) {
@@ -215,8 +217,7 @@ struct ContextImpl {
     op.kind = OpKind::kCompute;
     op.kernel = KernelClass::kNoop;
     op.device = a.device;
-    op.release_bytes = a.bytes();
-    issue(op, "free", {}, &a, Work{}, /*program_op=*/false);
+    issue(op, {.release_bytes = a.bytes()}, "free", {}, &a, Work{}, /*program_op=*/false);
   }
 };
 
@@ -229,15 +230,19 @@ ArrayState::~ArrayState() {
 }
 
 namespace {
-Op compute_op(KernelClass kernel, DeviceId device, double flops, double bytes, double alloc_bytes) {
+Op compute_op(KernelClass kernel, DeviceId device, double flops, double bytes) {
   Op op;
   op.kind = OpKind::kCompute;
   op.kernel = kernel;
   op.device = device;
   op.flops = flops;
   op.bytes = bytes;
-  op.alloc_bytes = alloc_bytes;
   return op;
+}
+
+// An op that writes a new array allocates it.
+MemoryEffect allocates(double bytes) {
+  return {.alloc_bytes = bytes};
 }
 
 // `what` builds the message only when the check fails: these checks run on every issued op.
@@ -265,8 +270,8 @@ Array Context::random(DeviceRef device, std::size_t rows, std::size_t cols, std:
     };
   else if (b)
     work.host = [b, seed] { cpu::fill_random(b->data(), b->size, seed); };
-  impl_->issue(compute_op(KernelClass::kFill, out->device, 0, out->bytes(), out->bytes()), "random",
-               {}, out.get(), std::move(work));
+  impl_->issue(compute_op(KernelClass::kFill, out->device, 0, out->bytes()),
+               allocates(out->bytes()), "random", {}, out.get(), std::move(work));
   return Array(out);
 }
 
@@ -279,8 +284,8 @@ Array Context::full(DeviceRef device, std::size_t rows, std::size_t cols, float 
     };
   else if (b)
     work.host = [b, value] { cpu::fill(b->data(), b->size, value); };
-  impl_->issue(compute_op(KernelClass::kFill, out->device, 0, out->bytes(), out->bytes()), "full",
-               {}, out.get(), std::move(work));
+  impl_->issue(compute_op(KernelClass::kFill, out->device, 0, out->bytes()),
+               allocates(out->bytes()), "full", {}, out.get(), std::move(work));
   return Array(out);
 }
 
@@ -307,8 +312,9 @@ Array Context::dot(const Array& a, const Array& b, bool transpose_a, bool transp
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   impl_->issue(compute_op(KernelClass::kGemm, out->device, flops,
-                          a.state().bytes() + b.state().bytes() + out->bytes(), out->bytes()),
-               "dot", {&a.state(), &b.state()}, out.get(), std::move(work));
+                          a.state().bytes() + b.state().bytes() + out->bytes()),
+               allocates(out->bytes()), "dot", {&a.state(), &b.state()}, out.get(),
+               std::move(work));
   return Array(out);
 }
 
@@ -334,8 +340,8 @@ Array elementwise(ContextImpl& impl, const std::shared_ptr<ContextImpl>& self, c
       on_host(x->data(), y->data(), c->data(), c->size);
     };
   impl.issue(compute_op(KernelClass::kElementwise, out->device, static_cast<double>(out->size()),
-                        3 * out->bytes(), out->bytes()),
-             name, {&a.state(), &b.state()}, out.get(), std::move(work));
+                        3 * out->bytes()),
+             allocates(out->bytes()), name, {&a.state(), &b.state()}, out.get(), std::move(work));
   return Array(out);
 }
 }  // namespace
@@ -357,8 +363,8 @@ Array Context::sum(const Array& a) {
   else if (c)
     work.host = [x = a.state().buffer, c] { c->data()[0] = cpu::sum(x->data(), x->size); };
   impl_->issue(compute_op(KernelClass::kReduce, out->device, static_cast<double>(a.state().size()),
-                          a.state().bytes(), out->bytes()),
-               "sum", {&a.state()}, out.get(), std::move(work));
+                          a.state().bytes()),
+               allocates(out->bytes()), "sum", {&a.state()}, out.get(), std::move(work));
   return Array(out);
 }
 
@@ -379,8 +385,7 @@ Array Context::copy_to(const Array& a, DeviceRef device) {
   op.device = a.device();
   op.peer = dst;
   op.bytes = a.state().bytes();
-  op.alloc_bytes = out->bytes();
-  impl_->issue(op, "copy", {&a.state()}, out.get(), std::move(work));
+  impl_->issue(op, allocates(out->bytes()), "copy", {&a.state()}, out.get(), std::move(work));
   return Array(out);
 }
 
@@ -401,8 +406,8 @@ void Context::axpy(Array& y, float alpha, const Array& x) {
       for (std::size_t i = 0, n = yb->size; i < n; ++i) out[i] += alpha * in[i];
     };
   impl_->issue(compute_op(KernelClass::kElementwise, y.device(),
-                          2.0 * static_cast<double>(y.state().size()), 3 * y.state().bytes(), 0),
-               "axpy", {&x.state()}, &y.state(), std::move(work));
+                          2.0 * static_cast<double>(y.state().size()), 3 * y.state().bytes()),
+               {}, "axpy", {&x.state()}, &y.state(), std::move(work));
 }
 
 void Context::set_stream_hint(int index) {
@@ -467,7 +472,7 @@ std::size_t Context::issued_ops() const {
 }
 
 RecordedRun run_recorded(const Machine& machine, const OpGraph& graph, Backend& backend,
-                        std::span<SchedulerObserver* const> observers, std::uint32_t window) {
+                         std::span<SchedulerObserver* const> observers, std::uint32_t window) {
   Scheduler scheduler(machine, graph, backend, SchedulerOptions{window});
   for (SchedulerObserver* o : observers) scheduler.add_observer(*o);
   scheduler.submit_all();

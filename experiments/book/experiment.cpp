@@ -4,14 +4,14 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "engine/exec/real_backend.hpp"
+#include "common/input_error.hpp"
 #include "engine/exec/gpu_runtime.hpp"
+#include "engine/exec/real_backend.hpp"
 #include "engine/frontend/context.hpp"
 #include "engine/frontend/host_machine.hpp"
 #include "engine/trace_recorder.hpp"
 #include "experiments/book/programs.hpp"
 #include "experiments/sync/sync_strategy.hpp"
-#include "common/input_error.hpp"
 #include "sim/isolated_run.hpp"
 #include "sim/sim_backend.hpp"
 
@@ -282,7 +282,8 @@ struct Merged {
 Merged merge(OpGraph& step, const OpGraph& plan) {
   Merged m;
   const OpId offset = static_cast<OpId>(step.size());
-  for (OpId id = 0; id < plan.size(); ++id) step.add(plan.op(id), plan.name(id));
+  for (OpId id = 0; id < plan.size(); ++id)
+    step.add_memory_effect(step.add(plan.op(id), plan.name(id)), plan.memory_effect(id));
   for (OpId id = 0; id < plan.size(); ++id) {
     bool has_successor = false;
     plan.for_each_successor(id, [&](OpId s) {

@@ -49,13 +49,10 @@ OpId SyncGraphBuilder::add_reduce(DeviceId device, int buffers, double bytes, st
 void SyncGraphBuilder::hold_receive_buffers(DeviceId device, std::span<const OpId> inputs,
                                             std::optional<OpId> consumer) {
   for (OpId id : inputs) {
-    Op& in = graph_.mutable_op(id);
+    const Op& in = graph_.op(id);
     if (in.kind != OpKind::kCopy || in.peer != device) continue;
-    in.alloc_bytes += in.bytes;
-    if (consumer)
-      graph_.mutable_op(*consumer).release_bytes += in.bytes;
-    else
-      in.release_bytes += in.bytes;
+    graph_.add_memory_effect(id, {.alloc_bytes = in.bytes});
+    graph_.add_memory_effect(consumer.value_or(id), {.release_bytes = in.bytes});
   }
 }
 

@@ -232,13 +232,11 @@ TEST(Scheduler, WithoutOpTimesSameScheduleAndFinishedStillKnown) {
 TEST(Scheduler, TracksPeakMemoryPerDevice) {
   const Machine m = one_gpu_two_streams();
   OpGraph g;
-  Op alloc = timed(1, 1e-3, 0);
-  alloc.alloc_bytes = 100;
-  Op both = timed(1, 1e-3, 0);
-  both.alloc_bytes = 50;
-  both.release_bytes = 150;
-  const OpId a = g.add(alloc, "alloc");
-  const OpId b = g.add(both, "use and free");
+  const OpId a = g.add(timed(1, 1e-3, 0), "alloc");
+  const OpId b = g.add(timed(1, 1e-3, 0), "use and free");
+  g.add_memory_effect(a, {.alloc_bytes = 100});
+  g.add_memory_effect(b, {.alloc_bytes = 25});
+  g.add_memory_effect(b, {.alloc_bytes = 25, .release_bytes = 150});  // effects add up
   g.add_dependency(a, b);
   FixedDurationBackend backend;
   Scheduler s(m, g, backend);

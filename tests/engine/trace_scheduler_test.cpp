@@ -14,9 +14,9 @@
 #include "engine/chrome_trace_reader.hpp"
 #include "engine/chrome_trace_rules.hpp"
 #include "engine/chrome_trace_writer.hpp"
-#include "engine/trace_summary.hpp"
 #include "engine/scheduler.hpp"
 #include "engine/trace_recorder.hpp"
+#include "engine/trace_summary.hpp"
 #include "trace_test_support.hpp"
 
 namespace opsim {
@@ -66,13 +66,13 @@ TEST(TraceWithScheduler, GatherToCpuThenBroadcast) {
   for (const char* gpu : {"gpu0", "gpu1"}) {
     Op copy{.kind = OpKind::kCopy, .device = *m.find_device(gpu), .peer = cpu0};
     copy.bytes = 160e6;  // 10 ms at 16 GB/s
-    copy.alloc_bytes = 160e6;
     gathers.push_back(g.add(copy, std::string("gather ") + gpu));
+    g.add_memory_effect(gathers.back(), {.alloc_bytes = 160e6});
   }
   Op reduce{.kind = OpKind::kCompute, .kernel = KernelClass::kReduce, .device = cpu0};
   reduce.flops = 4e9;  // 4 ms
-  reduce.release_bytes = 160e6;
   const OpId r = g.add(reduce, "reduce");
+  g.add_memory_effect(r, {.release_bytes = 160e6});
   for (OpId id : gathers) g.add_dependency(id, r);
   for (const char* gpu : {"gpu0", "gpu1"}) {
     Op copy{.kind = OpKind::kCopy, .device = cpu0, .peer = *m.find_device(gpu)};
