@@ -1,7 +1,7 @@
-// An append-only array in fixed chunks of at least 2^16 elements and 2 MiB: growing never
-// moves what is stored (references stay valid) and never holds an old and a new copy at
-// once, as a std::vector's doubling does. A graph of 16 million ops grows by 4 MB chunks
-// instead of copying 1 GB and holding 1.5 GB at its last doubling; a small graph touches
+// An append-only array in fixed chunks (at least 2^16 elements, whole 2 MiB pages): growing
+// never moves what is stored (references stay valid) and never holds an old and a new copy
+// at once, as a std::vector's doubling does. A graph of 16 million ops grows by 6 MB chunks
+// instead of copying 768 MB and holding 1.2 GB at its last doubling; a small graph touches
 // only the pages its elements reach.
 //
 //   ChunkedVector<Op> ops;
@@ -26,11 +26,10 @@ class ChunkedVector {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
 
  public:
-  // At least 2^16 elements and 2 MiB a chunk, so that chunks are whole huge pages
-  // (engine/large_blocks.hpp).
+  // At least 2^16 elements a chunk, and whole huge pages (engine/large_blocks.hpp).
   static constexpr std::size_t kChunkBits = [] {
     std::size_t bits = 16;
-    while ((std::size_t{1} << bits) * sizeof(T) < kHugePageBytes) ++bits;
+    while ((std::size_t{1} << bits) * sizeof(T) % kHugePageBytes != 0) ++bits;
     return bits;
   }();
   static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;

@@ -40,8 +40,15 @@ NameStore& NameStore::operator=(const NameStore& other) {
 }
 
 void NameStore::push_back(std::string_view name) {
+  // Generated names differ most at their ends (step and GPU numbers): test the last
+  // character before comparing the rest.
+  const auto same = [&](std::uint32_t begin) {
+    const std::string_view stored = record(begin);
+    return stored.size() == name.size() && (name.empty() || stored.back() == name.back()) &&
+           stored == name;
+  };
   for (int i = 0; i < 2; ++i)
-    if (recent_[i] != kNoRecord && record(recent_[i]) == name) {
+    if (recent_[i] != kNoRecord && same(recent_[i])) {
       begins_.push_back(recent_[i]);
       if (i == 1) std::swap(recent_[0], recent_[1]);
       return;

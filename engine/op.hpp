@@ -70,8 +70,8 @@ struct Op {
 
 /// A short human label for an op's kind, e.g. "gemm", "copy", "disk read".
 /// Memory an op takes on its result device when it starts and gives back when it ends. Kept
-/// beside the graph's ops (OpGraph::memory_effect), not in them: few ops have one, and a
-/// graph of 16 million copies would carry 256 MB of zeros.
+/// beside the graph's ops (OpGraph::memory_effect), not in them: a graph without any (a
+/// collective of 16 million copies) then carries no 256 MB of zeros.
 struct MemoryEffect {
   double alloc_bytes = 0;
   double release_bytes = 0;

@@ -22,12 +22,14 @@ OpId OpGraph::add(const Op& op, std::string_view name) {
   ops_.push_back(op);
   in_degree_.push_back(0);
   first_edge_.push_back(kNoEdge);
+  if (!memory_effects_.empty()) memory_effects_.push_back({});
   return id;
 }
 
 void OpGraph::add_memory_effect(OpId id, MemoryEffect effect) {
   if (id >= ops_.size()) throw std::out_of_range("OpGraph::add_memory_effect: unknown op");
   if (effect.alloc_bytes == 0 && effect.release_bytes == 0) return;
+  while (memory_effects_.size() < ops_.size()) memory_effects_.push_back({});
   MemoryEffect& memory = memory_effects_[id];
   memory.alloc_bytes += effect.alloc_bytes;
   memory.release_bytes += effect.release_bytes;
@@ -54,6 +56,7 @@ void OpGraph::shrink_to_fit() {
   ops_.shrink_to_fit();
   in_degree_.shrink_to_fit();
   first_edge_.shrink_to_fit();
+  memory_effects_.shrink_to_fit();
   edges_.shrink_to_fit();
   names_.shrink_to_fit();
 }

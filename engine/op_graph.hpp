@@ -16,7 +16,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/chunked_vector.hpp"
@@ -48,9 +47,7 @@ class OpGraph {
   void add_memory_effect(OpId id, MemoryEffect effect);
   /// What op `id` allocates and releases (zeros for most ops).
   MemoryEffect memory_effect(OpId id) const {
-    if (memory_effects_.empty()) return {};
-    const auto it = memory_effects_.find(id);
-    return it == memory_effects_.end() ? MemoryEffect{} : it->second;
+    return memory_effects_.empty() ? MemoryEffect{} : memory_effects_[id];
   }
   bool has_memory_effects() const { return !memory_effects_.empty(); }
   std::string_view name(OpId id) const;
@@ -89,7 +86,8 @@ class OpGraph {
   ChunkedVector<std::uint32_t> first_edge_;
   ChunkedVector<Edge> edges_;
   NameStore names_;
-  std::unordered_map<OpId, MemoryEffect> memory_effects_;
+  // By op, from the first effect added on (none until then: most graphs have none).
+  ChunkedVector<MemoryEffect> memory_effects_;
 };
 
 }  // namespace opsim
