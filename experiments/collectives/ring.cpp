@@ -15,8 +15,10 @@ namespace {
 
 // A gate of one op, in place: a ring sets n of them per step.
 void gate_on(std::vector<OpId>& gate, OpId op) {
-  gate.resize(1);
-  gate[0] = op;
+  if (gate.size() == 1)
+    gate[0] = op;
+  else
+    gate.assign(1, op);
 }
 
 }  // namespace
