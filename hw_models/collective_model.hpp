@@ -104,6 +104,11 @@ struct CollectiveModel {
   /// (addP2pToPlan, src/enqueue.cc); measured per GPU from published sendrecv tables.
   int p2p_channels = 32;
   double p2p_channel_bytes_per_s = 0;
+  /// The most one send inside a server moves however many channels it runs on, bytes/s
+  /// (0: no limit but the links'). A model of the data, not read in NCCL's source: the
+  /// published 8 x A100 sends stop at 189-195 GB/s on 16 and 32 channels, below the links'
+  /// rate that the same server's all-reduce rings reach (230 GB/s busbw).
+  double p2p_peak_bytes_per_s = 0;
   /// Across servers: the channels NCCL gives a network peer before its cut for many peers
   /// (ncclTopoGetNchannels: at least one per NIC, and one per P2P_PER_CHANNEL_NET_BW of 14
   /// GB/s of it, so 4 for a 400 Gb/s NIC). c of them move a send at 1 / (1 / (c x channel) +

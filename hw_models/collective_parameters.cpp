@@ -286,6 +286,13 @@ const CollectiveParameter kCollectiveParameters[] = {
      .zero_allowed = true,
      .doc = "send/recv inside a server: the rate of one channel (0: the links' alone)",
      .written_unless = 0},
+    {.key = "p2p_peak_bandwidth",
+     .member = &CM::p2p_peak_bytes_per_s,
+     .unit = kBandwidth,
+     .zero_allowed = true,
+     .doc = "send/recv inside a server: the most one send moves on all its channels (0: the "
+            "links' alone)",
+     .written_unless = 0},
     {.key = "p2p_network_channels",
      .member = &CM::p2p_network_channels,
      .unit = kCount,

@@ -9,13 +9,14 @@
 // then out through that GPU's NIC (its forwards on a lane of their own), never through a CPU's PCIe
 // root. A lone send (sendrecv) reaches its relay in pieces that the relay forwards as they land;
 // in an all-to-all the relay's forwards already overlap the next rounds. Inside a server a send
-// runs on the channels NCCL gives its size (p2p_channels_for), each at most p2p_channel_bandwidth:
-// a smaller send has fewer channels, so a slower rate. Across servers it runs on
-// p2p_network_channels, each at most p2p_network_channel_bandwidth, and then a stage they share
-// (p2p_network_shared_bandwidth).
+// runs on the channels NCCL gives its size (p2p_channels_for), each at most p2p_channel_bandwidth
+// and all at most p2p_peak_bandwidth: a smaller send has fewer channels, so a slower rate. Across
+// servers it runs on p2p_network_channels, each at most p2p_network_channel_bandwidth, and then a
+// stage they share (p2p_network_shared_bandwidth).
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "experiments/collectives/collective_common.hpp"
@@ -118,6 +119,18 @@ double network_channels_bytes_per_s(const CollectiveModel& model, std::size_t ch
   return 1 / (1 / parallel_bytes_per_s + 1 / model.p2p_network_shared_bytes_per_s);
 }
 
+// What `channels` of one send inside a server move, wire bytes/s: each at its rate, all of
+// them at most the peak (infinite: neither is set).
+double inside_channels_bytes_per_s(const CollectiveModel& model, std::size_t channels) {
+  constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+  const double parallel_bytes_per_s =
+      model.p2p_channel_bytes_per_s > 0
+          ? static_cast<double>(channels) * model.p2p_channel_bytes_per_s
+          : kNoLimit;
+  return std::min(parallel_bytes_per_s,
+                  model.p2p_peak_bytes_per_s > 0 ? model.p2p_peak_bytes_per_s : kNoLimit);
+}
+
 }  // namespace
 
 std::size_t p2p_network_channels_for(const CollectiveModel& model, std::size_t ranks,
@@ -134,18 +147,17 @@ double p2p_stretch(const Machine& machine, Protocol protocol, DeviceId from, Dev
   const CollectiveModel& model = machine.collectives();
   const LinkClass link = link_class(machine, from, to);
   const bool across = link == LinkClass::kNetwork;
-  const double channel_bytes_per_s = across ? model.p2p_network_channel_bytes_per_s
-                                     : link == LinkClass::kNvlink ? model.p2p_channel_bytes_per_s
-                                                                  : 0;
-  if (protocol == Protocol::kWire || channel_bytes_per_s <= 0) return 1.0;
+  const bool limited = across ? model.p2p_network_channel_bytes_per_s > 0
+                              : link == LinkClass::kNvlink && (model.p2p_channel_bytes_per_s > 0 ||
+                                                               model.p2p_peak_bytes_per_s > 0);
+  if (protocol == Protocol::kWire || !limited) return 1.0;
   const std::size_t channels = across ? p2p_network_channels_for(model, ranks, gpus_per_server)
                                       : p2p_channels_for(model, bytes, ranks);
   const double links_bytes_per_s =
       machine.route_bytes_per_s(from, to) * efficiency(model, protocol, link);
-  const double channels_bytes_per_s =
-      (across ? network_channels_bytes_per_s(model, channels)
-              : static_cast<double>(channels) * channel_bytes_per_s) *
-      protocol_efficiency(model, protocol);
+  const double channels_bytes_per_s = (across ? network_channels_bytes_per_s(model, channels)
+                                              : inside_channels_bytes_per_s(model, channels)) *
+                                      protocol_efficiency(model, protocol);
   return std::max(1.0, links_bytes_per_s / channels_bytes_per_s);
 }
 

@@ -757,6 +757,33 @@ TEST(Collectives, SendRecvInsideAServerRunsOnNcclsChannelsForItsSize) {
   EXPECT_EQ(choose_collective("sendrecv", h100, options).protocol, "Simple");
 }
 
+TEST(Collectives, ASendInsideAnA100ServerStopsAtItsPeakOnManyChannels) {
+  // dgx-a100: 13.9 GB/s a channel, at most 195 GB/s a send. 128 MiB runs on 8 channels
+  // (111 GB/s, below the peak); 1 GiB on 32 (445 GB/s of channels, past the links' 240 GB/s)
+  // stops at the peak.
+  const Machine a100 = without_straggle(resolve_topology("dgx-a100"));
+  const CollectiveModel& model = a100.collectives();
+  ASSERT_GT(model.p2p_peak_bytes_per_s, 0);
+  const double mib = 1048576;
+  const double small = 128 * mib;
+  const double small_s = simulate_s(a100, "sendrecv", small, 0, "", "Simple");
+  EXPECT_GE(small_s, small / (8 * model.p2p_channel_bytes_per_s));
+  EXPECT_LT(small_s, small / (8 * model.p2p_channel_bytes_per_s) + 15e-6);
+  const double large = 1024 * mib;
+  const double peak_s = simulate_s(a100, "sendrecv", large, 0, "", "Simple");
+  EXPECT_GE(peak_s, large / model.p2p_peak_bytes_per_s);
+  EXPECT_LT(peak_s, large / model.p2p_peak_bytes_per_s + 15e-6);
+  // Without the peak (0) the links bound it, 240 GB/s: faster.
+  Machine no_peak = a100;
+  no_peak.mutable_collectives().p2p_peak_bytes_per_s = 0;
+  EXPECT_LT(simulate_s(no_peak, "sendrecv", large, 0, "", "Simple"), 0.9 * peak_s);
+  // A peak alone, without a channel rate, bounds a send too.
+  Machine peak_only = no_peak;
+  peak_only.mutable_collectives().p2p_channel_bytes_per_s = 0;
+  peak_only.mutable_collectives().p2p_peak_bytes_per_s = 100e9;
+  EXPECT_NEAR(simulate_s(peak_only, "sendrecv", large, 0, "", "Simple"), large / 100e9, 15e-6);
+}
+
 TEST(Collectives, SendRecvAcrossServersRunsOnNcclsNetworkChannelsAndPipelinesItsRelay) {
   // NCCL starts a network peer on 4 channels (a 400 Gb/s NIC over 14 GB/s) and halves them
   // while a round of all ranks, 8 a batch, would need more than the comm's p2p channels (its
