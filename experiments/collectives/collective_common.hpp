@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "experiments/collectives/collective.hpp"
@@ -87,7 +88,6 @@ class StepBuilder {
   };
   HopFacts hop(DeviceId src, DeviceId dst);
   HopFacts find_hop(DeviceId src, DeviceId dst);
-  void grow_hops();
 
   const Machine& machine_;
   OpGraph& graph_;
@@ -96,11 +96,7 @@ class StepBuilder {
   double payload_stretch_ = 1.0;
   double network_stretch_ = 1.0;
   bool channel_alone_on_nic_ = false;
-  // (src << 32 | dst, its facts) in open addressing, kNoHop where empty, at most half full:
-  // the lookup runs once per copy, millions of times for a large ring.
-  static constexpr std::uint64_t kNoHop = UINT64_MAX;
-  std::vector<std::pair<std::uint64_t, HopFacts>> hops_;
-  std::size_t hops_used_ = 0;
+  std::unordered_map<std::uint64_t, HopFacts> hops_;  // by src << 32 | dst
   // By source device: the pair it was last looked up with. A ring channel sends from each
   // GPU to one neighbour, so this answers almost every lookup without touching the table.
   struct LastHop {

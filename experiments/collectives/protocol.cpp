@@ -135,14 +135,6 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
   return graph_.add(op, name);
 }
 
-namespace {
-
-std::size_t hop_slot(std::uint64_t key, std::size_t slots) {
-  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & (slots - 1);
-}
-
-}  // namespace
-
 StepBuilder::HopFacts StepBuilder::hop(DeviceId src, DeviceId dst) {
   if (src >= machine_.devices().size()) return find_hop(src, dst);  // its lookup says why
   if (src >= last_hop_by_src_.size()) last_hop_by_src_.resize(src + 1);
@@ -153,10 +145,7 @@ StepBuilder::HopFacts StepBuilder::hop(DeviceId src, DeviceId dst) {
 
 StepBuilder::HopFacts StepBuilder::find_hop(DeviceId src, DeviceId dst) {
   const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
-  if (2 * (hops_used_ + 1) > hops_.size()) grow_hops();
-  std::size_t i = hop_slot(key, hops_.size());
-  for (; hops_[i].first != kNoHop; i = (i + 1) & (hops_.size() - 1))
-    if (hops_[i].first == key) return hops_[i].second;
+  if (const auto it = hops_.find(key); it != hops_.end()) return it->second;
   const CollectiveModel& model = machine_.collectives();
   HopFacts facts;
   facts.link = link_class(machine_, src, dst);
@@ -164,21 +153,8 @@ StepBuilder::HopFacts StepBuilder::find_hop(DeviceId src, DeviceId dst) {
   facts.efficiency = efficiency(model, protocol_, facts.link);
   facts.step_delay_s =
       std::max(0.0, step_latency_s(model, family_, protocol_, facts.link) - facts.route_latency_s);
-  hops_[i] = {key, facts};
-  ++hops_used_;
+  hops_.emplace(key, facts);
   return facts;
-}
-
-void StepBuilder::grow_hops() {
-  std::vector<std::pair<std::uint64_t, HopFacts>> old(std::max<std::size_t>(64, 2 * hops_.size()),
-                                                      {kNoHop, HopFacts{}});
-  old.swap(hops_);
-  for (const auto& [key, facts] : old) {
-    if (key == kNoHop) continue;
-    std::size_t i = hop_slot(key, hops_.size());
-    while (hops_[i].first != kNoHop) i = (i + 1) & (hops_.size() - 1);
-    hops_[i] = {key, facts};
-  }
 }
 
 OpId StepBuilder::queued_head(DeviceId src, DeviceId dst, double bytes, std::string_view name,
