@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "common/input_error.hpp"
 #include "common/input_file.hpp"
@@ -56,9 +57,10 @@ bool in(std::span<const std::string_view> names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// Column index of each required column in the header.
+// Column index of each column read, and how many the header has.
 struct Columns {
   std::size_t bytes = 0, time_us = 0, algbw = 0, busbw = 0, count = 0;
+  std::optional<std::size_t> time_us_inplace;
 };
 
 Columns read_header(const std::string& line, const std::string& source) {
@@ -80,6 +82,7 @@ Columns read_header(const std::string& line, const std::string& source) {
     if (name == "time_us") columns.time_us = i;
     if (name == "algbw_GBps") columns.algbw = i;
     if (name == "busbw_GBps") columns.busbw = i;
+    if (name == "time_us_inplace") columns.time_us_inplace = i;
   }
   for (std::string_view required : kRequiredColumns)
     if (std::find(seen.begin(), seen.end(), required) == seen.end())
@@ -120,6 +123,12 @@ NcclReferenceRow read_row(const std::vector<std::string>& fields, const Columns&
   const double time_us = number_field(fields, columns.time_us, "time_us", source, line);
   if (time_us <= 0) fail_at(source, line, "time_us must be more than 0");
   row.time_s = time_us * 1e-6;
+  if (columns.time_us_inplace) {
+    const double inplace_us =
+        number_field(fields, *columns.time_us_inplace, "time_us_inplace", source, line);
+    if (inplace_us <= 0) fail_at(source, line, "time_us_inplace must be more than 0");
+    row.time_inplace_s = inplace_us * 1e-6;
+  }
   row.algbw_GBps = number_field(fields, columns.algbw, "algbw_GBps", source, line);
   row.busbw_GBps = number_field(fields, columns.busbw, "busbw_GBps", source, line);
   const double algbw_GBps = row.bytes / row.time_s / 1e9;

@@ -19,19 +19,22 @@
 //   source: https://...      # optional
 #pragma once
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace opsim {
 
-/// One printed row (the out-of-place columns; nccl-tests also prints in-place ones).
+/// One printed row: the out-of-place columns, and the in-place time where the table has it.
 struct NcclReferenceRow {
   double bytes = 0;       ///< nccl-tests' size S
   double time_s = 0;      ///< out-of-place time
   double algbw_GBps = 0;  ///< as printed (1 GB = 1e9 bytes)
   double busbw_GBps = 0;  ///< as printed
   int line = 0;           ///< line in the CSV, for messages
+  /// The same size run in place (time_us_inplace), a second measurement of it; NaN if absent.
+  double time_inplace_s = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// How opsim models a table.
@@ -59,7 +62,8 @@ struct NcclReference {
 };
 
 /// The rows of a table's CSV text. Columns by header name: bytes, time_us, algbw_GBps and
-/// busbw_GBps are required; count, type, redop and the *_inplace columns are allowed. Throws
+/// busbw_GBps are required; count, type, redop and the *_inplace columns are allowed (of those
+/// only time_us_inplace is read, and must then be a positive number). Throws
 /// InputError "SOURCE:LINE: what is wrong" for a bad header, a row with the wrong number of
 /// fields, a number that does not read, a size that is not a whole number of bytes from 1 to
 /// 2^53 or not larger than the row before, a time that is not positive, or an algbw that does

@@ -63,6 +63,7 @@ TEST(NcclReferenceCsv, ReadsTheOutOfPlaceColumnsOfEachRow) {
   EXPECT_DOUBLE_EQ(rows[1].algbw_GBps, 73.80);
   EXPECT_DOUBLE_EQ(rows[1].busbw_GBps, 129.14);
   EXPECT_EQ(rows[1].line, 4);
+  EXPECT_DOUBLE_EQ(rows[1].time_inplace_s, 1821.9e-6);
 }
 
 TEST(NcclReferenceCsv, ASpreadsheetsByteOrderMarkIsSkipped) {
@@ -80,6 +81,7 @@ TEST(NcclReferenceCsv, TheRequiredColumnsAloneInAnyOrderAreEnough) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_DOUBLE_EQ(rows[0].busbw_GBps, 129.14);
   EXPECT_DOUBLE_EQ(rows[0].time_s, 1818.8e-6);
+  EXPECT_TRUE(std::isnan(rows[0].time_inplace_s));
 }
 
 TEST(NcclReferenceCsv, EveryBadTableIsOneLineNamingFileAndLine) {
@@ -99,6 +101,10 @@ TEST(NcclReferenceCsv, EveryBadTableIsOneLineNamingFileAndLine) {
        "t.csv:2: time_us -89.27 is negative"},
       {std::string(kHeader) + "1048576,262144,float,sum,0,11.75,20.56,88.45,11.85,20.75\n",
        "t.csv:2: time_us must be more than 0"},
+      {std::string(kHeader) + "1048576,262144,float,sum,89.27,11.75,20.56,0,11.85,20.75\n",
+       "t.csv:2: time_us_inplace must be more than 0"},
+      {std::string(kHeader) + "1048576,262144,float,sum,89.27,11.75,20.56,N/A,11.85,20.75\n",
+       "t.csv:2: time_us_inplace 'N/A' is not a number"},
       {std::string(kHeader) + "1048576.5,262144,float,sum,89.27,11.75,20.56,88.45,11.85,20.75\n",
        "t.csv:2: bytes 1048576.5 is not a whole number from 1 to 2^53"},
       {std::string(kHeader) + "0,0,float,sum,89.27,0.00,0.00,88.45,0.00,0.00\n",
@@ -309,6 +315,43 @@ TEST(NcclComparison, TheGoalFailsOnEachOfItsThreeConditions) {
   EXPECT_TRUE(std::isnan(s.worst_abs_busbw_error_pct));
   EXPECT_FALSE(s.goal_met);
   EXPECT_TRUE(summarize(compare_with_reference(small, {19e-6, 10e-6, 10e-6})).goal_met);
+}
+
+TEST(NcclComparison, NcclTestsSixtyFourMibStepCountsWhereItIsRoundedDown) {
+  // 80 ranks of doubles: nccl-tests' 64 MiB all-gather is 67,107,840 B; busbw 12 % low.
+  NcclReference reference = two_rank_reference({{67107840, 4e-3}});
+  EXPECT_GT(summarize(compare_with_reference(reference, {4e-3 / 0.88})).worst_abs_busbw_error_pct,
+            10);
+  EXPECT_FALSE(summarize(compare_with_reference(reference, {4e-3 / 0.88})).goal_met);
+  // Below 64 MB the busbw part does not apply.
+  reference = two_rank_reference({{60e6, 4e-3}});
+  EXPECT_TRUE(summarize(compare_with_reference(reference, {4e-3 / 0.88})).goal_met);
+}
+
+TEST(NcclComparison, ASizeWhoseTwoMeasurementsDisagreeIsLeftOutOfTheBusbwGoal) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  NcclReference reference = two_rank_reference({{64 * kMiB, 4e-3}, {128 * kMiB, 8e-3}});
+  reference.rows[0].time_inplace_s = 3e-3;             // 33 % apart: noisy
+  reference.rows[1].time_inplace_s = 8.7e-3;           // 8.75 % apart: kept
+  const std::vector<double> opsim_s = {3e-3, 8.4e-3};  // busbw +33 % and -4.8 %
+  const auto rows = compare_with_reference(reference, opsim_s);
+  EXPECT_TRUE(rows[0].reference_noisy);
+  EXPECT_FALSE(rows[1].reference_noisy);
+  NcclCheckSummary s = summarize(rows);
+  EXPECT_EQ(s.noisy_large_sizes, 1u);
+  EXPECT_NEAR(s.worst_abs_busbw_error_pct, 100 - 100 / 1.05, 1e-9);
+  EXPECT_TRUE(s.goal_met);
+  // Its time error still counts toward the median and the worst ratio.
+  EXPECT_NEAR(s.median_abs_time_error_pct, (25 + 5) / 2.0, 1e-9);
+
+  // The kept size off by 12 % fails the goal, however the noisy one does.
+  EXPECT_FALSE(summarize(compare_with_reference(reference, {3e-3, 8e-3 / 0.88})).goal_met);
+
+  // All-to-all out of place also copies each GPU's own part: a different run, not noise.
+  reference.model.op = "all_to_all";
+  s = summarize(compare_with_reference(reference, opsim_s));
+  EXPECT_EQ(s.noisy_large_sizes, 0u);
+  EXPECT_FALSE(s.goal_met);
 }
 
 }  // namespace
