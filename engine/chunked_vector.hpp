@@ -2,7 +2,8 @@
 // never moves what is stored (references stay valid) and never holds an old and a new copy
 // at once, as a std::vector's doubling does. A graph of 16 million ops grows by 6 MB chunks
 // instead of copying 768 MB and holding 1.2 GB at its last doubling; a small graph touches
-// only the pages its elements reach.
+// only the pages its elements reach. Past its first chunk, a helper thread maps and touches
+// the next chunk while it fills the current one (engine/large_blocks.hpp).
 //
 //   ChunkedVector<Op> ops;
 //   ops.push_back(op);
@@ -42,6 +43,8 @@ class ChunkedVector {
     size_ = std::exchange(other.size_, 0);
     next_ = std::exchange(other.next_, nullptr);
     chunk_end_ = std::exchange(other.chunk_end_, nullptr);
+    reserved_ = std::exchange(other.reserved_, 0);
+    prefetch_ = std::move(other.prefetch_);
     other.chunks_.clear();
     return *this;
   }
@@ -51,7 +54,7 @@ class ChunkedVector {
     chunks_.clear();
     size_ = 0;
     next_ = chunk_end_ = nullptr;
-    chunks_.reserve(other.chunks_.size());
+    reserve(other.size_);
     for (std::size_t i = 0; i < other.size_; ++i) push_back(other[i]);
     return *this;
   }
@@ -69,14 +72,20 @@ class ChunkedVector {
     ::new (next_++) T(value);
     ++size_;
   }
-  /// Room in the chunk table for `count` elements (the chunks themselves come as needed).
-  void reserve(std::size_t count) { chunks_.reserve((count + kChunkSize - 1) >> kChunkBits); }
+  /// Room in the chunk table for `count` elements (the chunks themselves come as needed;
+  /// none is prepared beyond the one that holds the count-th).
+  void reserve(std::size_t count) {
+    chunks_.reserve((count + kChunkSize - 1) >> kChunkBits);
+    reserved_ = count;
+  }
   void shrink_to_fit() { chunks_.shrink_to_fit(); }
 
  private:
   using Chunk = LargeBlock<T>;
   void add_chunk() {
-    chunks_.push_back(allocate_large_block<T>(kChunkSize * sizeof(T), !chunks_.empty()));
+    const bool last = reserved_ > 0 && (chunks_.size() + 1) * kChunkSize >= reserved_;
+    chunks_.push_back(
+        allocate_large_block<T>(kChunkSize * sizeof(T), !chunks_.empty(), &prefetch_, last));
     next_ = chunks_.back().get();
     chunk_end_ = next_ + kChunkSize;
   }
@@ -85,6 +94,8 @@ class ChunkedVector {
   std::size_t size_ = 0;
   T* next_ = nullptr;  // where the next element goes, in the last chunk
   T* chunk_end_ = nullptr;
+  std::size_t reserved_ = 0;  // elements reserve() was told of, 0: none
+  BlockPrefetch prefetch_;    // the next chunk, once past the first
 };
 
 }  // namespace opsim
