@@ -104,11 +104,12 @@ void BlockPrefetch::abandon() {
     return;
   }
 #endif
-  std::lock_guard lock(state_->mutex);
-  if (state_->block) FreeLargeBlock{state_->bytes}(state_->block);
-  state_->block = nullptr;
-  state_->abandoned = true;
-  state_.reset();
+  // Unlocked before the state goes: this may be its last owner.
+  const std::shared_ptr<State> state = std::move(state_);
+  std::lock_guard lock(state->mutex);
+  if (state->block) FreeLargeBlock{state->bytes}(state->block);
+  state->block = nullptr;
+  state->abandoned = true;
 }
 
 void* BlockPrefetch::take_and_prefetch(std::size_t bytes, bool another) {

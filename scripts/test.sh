@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The tests on a fresh machine: set up, build (warnings are errors under CI=true), run ctest,
-# then build the executor tests with ThreadSanitizer and run them (OPSIM_SKIP_TSAN=1 skips),
-# the non-GUI tests with AddressSanitizer and UndefinedBehaviorSanitizer (OPSIM_SKIP_ASAN=1
-# skips), and every parser fuzz harness for 20 s (OPSIM_SKIP_FUZZ=1 skips). Each stage prints
-# its wall time.
+# then build the executor and graph-storage tests with ThreadSanitizer and run them
+# (OPSIM_SKIP_TSAN=1 skips), the non-GUI tests with AddressSanitizer and
+# UndefinedBehaviorSanitizer (OPSIM_SKIP_ASAN=1 skips), and every parser fuzz harness for
+# 20 s (OPSIM_SKIP_FUZZ=1 skips). Each stage prints its wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage_start=$SECONDS
@@ -15,7 +15,7 @@ stage_done "setup and build (build/)"
 stage_done "ctest (build/)"
 
 if [ "${OPSIM_SKIP_TSAN:-0}" != "1" ]; then
-  echo "== executor tests under ThreadSanitizer (build-tsan/)"
+  echo "== executor and graph-storage tests under ThreadSanitizer (build-tsan/)"
   # -g1 as in build/: line tables are all a race report's file:line stacks need.
   cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPSIM_SANITIZE=thread \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
@@ -24,7 +24,7 @@ if [ "${OPSIM_SKIP_TSAN:-0}" != "1" ]; then
   cmake --build build-tsan -j "$(nproc)" --target exec_test exec_gpu_test engine_test
   # halt_on_error: any data race fails the run.
   (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-    ctest --output-on-failure -j "$(nproc)" --timeout 600 -R "^(Exec|Frontend|Scheduler|OpGraph)")
+    ctest --output-on-failure -j "$(nproc)" --timeout 600 -R "^(Exec|Frontend|Scheduler|OpGraph|ChunkedVector|BlockPrefetch|NameStore)")
   stage_done "ThreadSanitizer stage"
 fi
 
