@@ -34,8 +34,8 @@ struct NcclCheckRow {
   double opsim_busbw_GBps = 0;
   double busbw_error_pct = 0;  ///< NaN where the printed busbw is below 1 GB/s
   /// The table's out-of-place and in-place times of this size differ by more than
-  /// kGoalBusbwErrorPct. Not for all-to-all: out of place it also copies each GPU's own part,
-  /// a difference in the work, not noise.
+  /// kGoalBusbwErrorPct. Not for an all-to-all on 10 GPUs or fewer: out of place it also
+  /// copies each GPU's own part, S/n, a difference in the work, not noise.
   bool reference_noisy = false;
 };
 
