@@ -41,7 +41,6 @@ void* map_huge_page_block(std::size_t bytes) {
   return block;
 #else
   (void)bytes;
-  (void)another;
   return nullptr;
 #endif
 }
