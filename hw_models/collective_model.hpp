@@ -88,6 +88,12 @@ struct CollectiveModel {
   /// one of its channels, a NIC's (perChMaxNVLSTreeBws, Hopper) across two servers and across
   /// more; NCCL runs one channel per NIC with a local GPU, here one per GPU of a server.
   double nvls_tree_network_s = 20.9e-6;
+  /// NVLS tree, in the simulation only (the tuner keeps nvls_tree_network_latency, as NCCL's
+  /// does): what a step across servers costs before the pipeline hides it, per square root of
+  /// the GPUs per server, seconds (0: nvls_tree_network_latency). Measured from the published
+  /// ten-server H100 all-reduce tables, whose NVLS tree fills in far more than NCCL's 20.9 us
+  /// a step gives, and more with more GPUs per server (docs/collectives.md).
+  double nvls_tree_network_hop_s_per_sqrt_gpu = 35e-6;
   double nvls_tree_channel_busbw_two_servers_bytes_per_s = 57.7e9;
   double nvls_tree_channel_busbw_more_servers_bytes_per_s = 45.5e9;
   /// NVLS works in chunks: NCCL_NVLS_CHUNKSIZE (128 KiB), which NCCL halves for collectives

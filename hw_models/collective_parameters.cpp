@@ -227,6 +227,13 @@ const CollectiveParameter kCollectiveParameters[] = {
      .max = kMostCollectiveLatencyS,
      .zero_allowed = true,
      .doc = "NVLS tree: latency of its step across servers"},
+    {.key = "nvls_tree_network_hop",
+     .member = &CM::nvls_tree_network_hop_s_per_sqrt_gpu,
+     .unit = kDuration,
+     .max = kMostCollectiveLatencyS,
+     .zero_allowed = true,
+     .doc = "NVLS tree, simulated: a step across servers before the pipeline hides it, per "
+            "square root of the GPUs per server (0: nvls_tree_network_latency)"},
     {.key = "nvls_tree_channel_max_busbw_two_servers",
      .member = &CM::nvls_tree_channel_busbw_two_servers_bytes_per_s,
      .unit = kBandwidth,

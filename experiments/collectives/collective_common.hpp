@@ -75,6 +75,9 @@ class StepBuilder {
   /// channel per NIC): its step latency follows the channel's previous step instead of
   /// overlapping it, and only the bytes after a step's first slice keep to the channel's rate.
   void set_channel_alone_on_nic(bool alone) { channel_alone_on_nic_ = alone; }
+  /// Every later copy across servers costs `seconds` per step (route latency included)
+  /// instead of the family's step latency.
+  void set_network_step_latency(double seconds);
   OpGraph& graph() { return graph_; }
 
  private:
@@ -96,6 +99,7 @@ class StepBuilder {
   double payload_stretch_ = 1.0;
   double network_stretch_ = 1.0;
   bool channel_alone_on_nic_ = false;
+  double network_step_s_ = -1;                        // < 0: the family's step latency
   std::unordered_map<std::uint64_t, HopFacts> hops_;  // by src << 32 | dst
   // By source device: the pair it was last looked up with. A ring channel sends from each
   // GPU to one neighbour, so this answers almost every lookup without touching the table.

@@ -8,6 +8,7 @@
 // way per phase, at once, as the switch takes a GPU's whole part. S goes in pieces, one after
 // another on each lane, so that a piece crosses the servers while the next is reduced.
 #include <algorithm>
+#include <cmath>
 
 #include "experiments/collectives/collective_common.hpp"
 
@@ -109,6 +110,10 @@ void add_nvls_tree(StepBuilder& builder, std::span<const DeviceId> gpus, double 
       builder.protocol() == Protocol::kWire ? 1.0 : builder.machine().collectives().nvls_efficiency;
   const double switch_bytes = bytes * (g + 1) / (2 * g) / nvls_efficiency;
   const std::vector<Tree> trees = rail_trees(nodes.size());
+  const double hop_s_per_sqrt_gpu =
+      builder.machine().collectives().nvls_tree_network_hop_s_per_sqrt_gpu;
+  if (hop_s_per_sqrt_gpu > 0 && builder.protocol() != Protocol::kWire)
+    builder.set_network_step_latency(hop_s_per_sqrt_gpu * std::sqrt(g));
   const ServerOps none = empty_server_ops(nodes);
   for (std::size_t piece = 0; piece < pieces; ++piece) {
     const ServerOps reduced =

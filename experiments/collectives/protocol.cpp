@@ -151,10 +151,18 @@ StepBuilder::HopFacts StepBuilder::find_hop(DeviceId src, DeviceId dst) {
   facts.link = link_class(machine_, src, dst);
   facts.route_latency_s = machine_.route_latency_s(src, dst);
   facts.efficiency = efficiency(model, protocol_, facts.link);
-  facts.step_delay_s =
-      std::max(0.0, step_latency_s(model, family_, protocol_, facts.link) - facts.route_latency_s);
+  const double step_s = facts.link == LinkClass::kNetwork && network_step_s_ >= 0
+                            ? network_step_s_
+                            : step_latency_s(model, family_, protocol_, facts.link);
+  facts.step_delay_s = std::max(0.0, step_s - facts.route_latency_s);
   hops_.emplace(key, facts);
   return facts;
+}
+
+void StepBuilder::set_network_step_latency(double seconds) {
+  network_step_s_ = seconds;
+  hops_.clear();  // looked-up step delays may hold the old latency
+  last_hop_by_src_.clear();
 }
 
 OpId StepBuilder::queued_head(DeviceId src, DeviceId dst, double bytes, std::string_view name,
