@@ -71,10 +71,19 @@ class StepBuilder {
   /// Every later copy across servers moves `factor` times more again: a channel slower than
   /// its NIC (ring_network_stretch).
   void stretch_network_payload(double factor) { network_stretch_ = factor; }
-  /// Every later copy across servers is a ring channel that has its NIC to itself (one ring
-  /// channel per NIC): its step latency follows the channel's previous step instead of
-  /// overlapping it, and only the bytes after a step's first slice keep to the channel's rate.
-  void set_channel_alone_on_nic(bool alone) { channel_alone_on_nic_ = alone; }
+  /// Every later copy across servers is a step of a ring whose NICs carry `channels` of
+  /// NCCL's ring channels each (0: not such a ring). With 1 the channel has its NIC to
+  /// itself: its step latency follows the channel's previous step instead of overlapping it,
+  /// and only the bytes after a step's first slice keep to the channel's rate. With 2 a copy
+  /// carries both channels' steps (see shared_nic_step).
+  void set_ring_channels_per_nic(std::size_t channels) { ring_channels_per_nic_ = channels; }
+  std::size_t ring_channels_per_nic() const { return ring_channels_per_nic_; }
+  /// A whole step (no slice behind it) across servers of a ring whose NIC carries two
+  /// channels, both channels' shares in one copy: its latency follows the channel's previous
+  /// step, less what the other channel's transfer hides on average (two_channel_wait_s).
+  /// Elsewhere a plain copy.
+  OpId shared_nic_step(DeviceId src, DeviceId dst, double bytes, std::string_view name, int stream,
+                       bool first);
   /// Every later copy across servers costs `seconds` per step (route latency included)
   /// instead of the family's step latency.
   void set_network_step_latency(double seconds);
@@ -86,6 +95,7 @@ class StepBuilder {
   struct HopFacts {
     LinkClass link = LinkClass::kNvlink;
     double route_latency_s = 0;
+    double route_bytes_per_s = 0;
     double efficiency = 1;    // payload per byte on the wire, in this protocol
     double step_delay_s = 0;  // the step latency less the route's, never below 0
   };
@@ -98,7 +108,7 @@ class StepBuilder {
   Protocol protocol_;
   double payload_stretch_ = 1.0;
   double network_stretch_ = 1.0;
-  bool channel_alone_on_nic_ = false;
+  std::size_t ring_channels_per_nic_ = 0;
   double network_step_s_ = -1;                        // < 0: the family's step latency
   std::unordered_map<std::uint64_t, HopFacts> hops_;  // by src << 32 | dst
   // By source device: the pair it was last looked up with. A ring channel sends from each
@@ -212,9 +222,15 @@ double all_to_all_network_stretch(const Machine& machine, Protocol protocol,
 /// The simulation pays it; the tuner, as NCCL's, does not know it.
 double ring_network_stretch(const Machine& machine, std::span<const DeviceId> gpus,
                             Protocol protocol);
-/// Whether a ring over `gpus` crosses servers with one ring channel per NIC
-/// (ring_channels_per_nic), so that no other channel's transfer fills a NIC while one waits.
-bool ring_channel_alone_on_nic(const Machine& machine, std::span<const DeviceId> gpus);
+/// The ring channels each NIC carries for a ring over `gpus` (ring_channels_per_nic of the
+/// GPUs per server), 0 where the ring stays in one server.
+std::size_t ring_channels_per_nic_of(const Machine& machine, std::span<const DeviceId> gpus);
+/// What a ring step's latency `latency_s` costs beyond the wire when its NIC carries a second
+/// channel running the same steps, each channel's share taking `channel_wire_s` alone on
+/// the NIC. Fair sharing keeps whatever offset the two channels' steps have, so opsim takes
+/// it uniform from 0 (in step: the whole latency) to half a period; where the other
+/// channel's transfer covers a channel's latency the NIC never idles.
+double two_channel_wait_s(double latency_s, double channel_wire_s);
 double ring_transfer_s(const Machine& machine, std::string_view op, std::span<const DeviceId> gpus,
                        double bytes, Protocol protocol);
 double tree_transfer_s(const Machine& machine, std::span<const DeviceId> gpus, double bytes,

@@ -125,10 +125,11 @@ OpId StepBuilder::copy(DeviceId src, DeviceId dst, double bytes, std::string_vie
     const bool network = facts.link == LinkClass::kNetwork;
     // A channel alone on its NIC moves a step's first slice at the NIC's rate (pays_latency:
     // a whole step or a head) and only the rest at the channel's.
-    const bool channel_rate = network && !(channel_alone_on_nic_ && pays_latency);
+    const bool alone = ring_channels_per_nic_ == 1;
+    const bool channel_rate = network && !(alone && pays_latency);
     const double stretch = payload_stretch_ * (channel_rate ? network_stretch_ : 1);
     op.bytes = bytes * stretch / facts.efficiency;
-    op.serial_step_delay = network && channel_alone_on_nic_ && pays_latency;
+    op.serial_step_delay = network && alone && pays_latency;
     if (pays_latency) op.seconds = facts.step_delay_s;
     if (first) op.seconds += base_latency_s(machine_.collectives(), family_, protocol_);
   }
@@ -150,6 +151,7 @@ StepBuilder::HopFacts StepBuilder::find_hop(DeviceId src, DeviceId dst) {
   HopFacts facts;
   facts.link = link_class(machine_, src, dst);
   facts.route_latency_s = machine_.route_latency_s(src, dst);
+  facts.route_bytes_per_s = machine_.route_bytes_per_s(src, dst);
   facts.efficiency = efficiency(model, protocol_, facts.link);
   const double step_s = facts.link == LinkClass::kNetwork && network_step_s_ >= 0
                             ? network_step_s_
@@ -163,6 +165,21 @@ void StepBuilder::set_network_step_latency(double seconds) {
   network_step_s_ = seconds;
   hops_.clear();  // looked-up step delays may hold the old latency
   last_hop_by_src_.clear();
+}
+
+OpId StepBuilder::shared_nic_step(DeviceId src, DeviceId dst, double bytes, std::string_view name,
+                                  int stream, bool first) {
+  const OpId id = copy(src, dst, bytes, name, stream, first);
+  if (protocol_ == Protocol::kWire || ring_channels_per_nic_ != 2) return id;
+  const HopFacts facts = hop(src, dst);
+  if (facts.link != LinkClass::kNetwork) return id;
+  Op& op = graph_.mutable_op(id);
+  const double latency_s = facts.route_latency_s + facts.step_delay_s;
+  const double channel_wire_s = op.bytes / 2 / facts.route_bytes_per_s;
+  op.seconds += two_channel_wait_s(latency_s, channel_wire_s) - facts.step_delay_s;
+  op.continues_transfer = true;  // the route's latency is in `seconds`
+  op.serial_step_delay = true;
+  return id;
 }
 
 OpId StepBuilder::queued_head(DeviceId src, DeviceId dst, double bytes, std::string_view name,

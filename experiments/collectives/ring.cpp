@@ -3,7 +3,8 @@
 // the copies. Allreduce: 2(n-1) steps, each directed hop carries 2(n-1)/n of its share.
 // Across servers a step moves in NCCL's slices, and each NIC carries as many of NCCL's
 // ring channels as it would (ring_network_stretch); a channel alone on its NIC pays each
-// step's latency in turn (ring_channel_alone_on_nic).
+// step's latency in turn, two channels on a NIC hide part of each other's
+// (two_channel_wait_s).
 #include <algorithm>
 #include <utility>
 
@@ -32,11 +33,14 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
   // head (one slice) waits for the previous hop's head, and after the first step spends its
   // whole latency while it waits behind the previous step's tail (queued_head); its tail
   // follows on the wire and waits for the previous hop's tail.
+  // The copy carries the steps of every channel on its NIC; each channel slices its own.
   const double head_bytes = std::min(chunk_bytes, builder.slice_bytes());
   const double tail_bytes = chunk_bytes - head_bytes;
+  const double channels =
+      static_cast<double>(std::max<std::size_t>(1, builder.ring_channels_per_nic()));
   std::vector<bool> sliced(n, false);
   for (std::size_t i = 0; i < n; ++i)
-    sliced[i] = tail_bytes > 0 &&
+    sliced[i] = chunk_bytes / channels > builder.slice_bytes() &&
                 link_class(builder.machine(), order[i], order[(i + 1) % n]) == LinkClass::kNetwork;
   gates.resize(n);
   Gates heads = gates;
@@ -54,7 +58,7 @@ Gates add_ring_steps(StepBuilder& builder, std::span<const DeviceId> order, doub
       const bool first = starts && step == first_step;
       if (!sliced[i]) {
         const OpId send =
-            builder.copy(order[i], order[to], chunk_bytes, name.view(), stream, first);
+            builder.shared_nic_step(order[i], order[to], chunk_bytes, name.view(), stream, first);
         for (OpId before : gates[i]) builder.after(before, send);
         gate_on(next[to], send);
         gate_on(next_heads[to], send);
@@ -87,7 +91,7 @@ std::vector<DeviceId> add_ring(StepBuilder& builder, std::string_view op,
   const std::vector<Channel> channels = ring_channels(builder.machine(), gpus);
   builder.stretch_network_payload(
       ring_network_stretch(builder.machine(), gpus, builder.protocol()));
-  builder.set_channel_alone_on_nic(ring_channel_alone_on_nic(builder.machine(), gpus));
+  builder.set_ring_channels_per_nic(ring_channels_per_nic_of(builder.machine(), gpus));
   for (std::size_t c = 0; c < channels.size(); ++c)
     add_ring_steps(builder, channels[c].order, bytes * channels[c].share, static_cast<int>(c),
                    first, end, {}, true);
@@ -118,9 +122,23 @@ double ring_network_stretch(const Machine& machine, std::span<const DeviceId> gp
   return std::max(1.0, links_bytes_per_s / channels_bytes_per_s);
 }
 
-bool ring_channel_alone_on_nic(const Machine& machine, std::span<const DeviceId> gpus) {
+std::size_t ring_channels_per_nic_of(const Machine& machine, std::span<const DeviceId> gpus) {
   const auto nodes = gpus_by_node(machine, gpus);
-  return nodes.size() > 1 && ring_channels_per_nic(nodes.front().size()) == 1;
+  return nodes.size() > 1 ? ring_channels_per_nic(nodes.front().size()) : 0;
+}
+
+double two_channel_wait_s(double latency_s, double channel_wire_s) {
+  const double l = latency_s;
+  const double t = channel_wire_s;
+  if (l <= 0) return 0;
+  if (t <= 0) return l;
+  // Offset d of the other channel's step: the period is 2t + l - d while the transfers
+  // overlap (d < min(t, l)); beyond, l + t where l > t (the NIC idles between them), else 2t.
+  if (l < t) return l * l / (2 * t);  // mean over d in [0, t] of the period less 2t
+  const double half_period = (l + t) / 2;
+  const double overlapping = t * (1.5 * t + l);  // integral over [0, t] of 2t + l - d
+  const double apart = (half_period - t) * (l + t);
+  return (overlapping + apart) / half_period - 2 * t;
 }
 
 double ring_transfer_s(const Machine& machine, std::string_view op, std::span<const DeviceId> gpus,

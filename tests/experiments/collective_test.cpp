@@ -551,10 +551,12 @@ TEST(Collectives, WithOneGpuPerServerTheRingEstimateTakesTheTreesNetworkLatency)
 }
 
 TEST(Collectives, RingStepsAcrossServersPayTheirLatencyOnTheFirstSliceOnly) {
-  // One GPU per server on ib-cluster:4x8, Simple: every hop crosses the network. A step of
-  // 16 MiB is forwarded slice by slice (NCCL's 1 MiB), so the 6 steps after the first hide
-  // their 14 us, the route's latency within it, behind the previous step's slices in
-  // flight; a step of 256 KiB is one slice and pays it. (The slowest channel's lag aside.)
+  // One GPU per server on ib-cluster:4x8, Simple: every hop crosses the network, and each NIC
+  // carries two of NCCL's ring channels. A step of 16 MiB (8 MiB a channel) is forwarded
+  // slice by slice (NCCL's 1 MiB), so the 6 steps after the first hide their 14 us, the
+  // route's latency within it, behind the previous step's slices in flight; a step of
+  // 256 KiB is one slice a channel and pays what the other channel does not hide of it
+  // (two_channel_wait_s). (The slowest channel's lag aside.)
   const Machine cluster = without_straggle(resolve_topology("ib-cluster:4x8"));
   const CollectiveModel& m = cluster.collectives();
   CollectiveOptions options;
@@ -574,7 +576,10 @@ TEST(Collectives, RingStepsAcrossServersPayTheirLatencyOnTheFirstSliceOnly) {
   const double sliced_s = overhead_s(64 * 1048576.0);
   const double whole_s = overhead_s(1048576.0);
   const double step_s = m.ring_simple_network_step_s;
-  EXPECT_GT(whole_s, m.ring_simple_base_s + 6 * step_s - 1e-9);
+  const double channel_wire_s = 1048576.0 / 4 / 2 / rate;  // a channel's half of a chunk
+  const double whole_step_s = collectives::two_channel_wait_s(step_s, channel_wire_s);
+  EXPECT_GT(whole_s, m.ring_simple_base_s + 6 * whole_step_s - 1e-9);
+  EXPECT_LT(whole_s, m.ring_simple_base_s + 6 * whole_step_s + 3 * route_s);
   ASSERT_GT(route_s, 1e-6);
   EXPECT_LT(sliced_s, m.ring_simple_base_s + step_s + 3 * route_s);  // not 6 routes more
   EXPECT_GT(sliced_s, m.ring_simple_base_s + step_s);
@@ -619,7 +624,8 @@ TEST(Collectives, ARingChannelAloneOnItsNicPaysItsStepLatencyEveryStep) {
   // All-gather on 4 x 8 H100, Simple, 1 MiB steps (one slice each): with 8 GPUs per server
   // each NIC carries one ring channel, whose 31 steps across the NIC follow one another, each
   // after its 14 us and at the NIC's rate (a step's first slice does not keep to the channel
-  // rate). With 4 per server (two channels per NIC) the queued steps hide their latency.
+  // rate). With 4 per server two channels share each NIC, 512 KiB a step each, and each
+  // hides much of the other's latency (two_channel_wait_s).
   const Machine cluster = without_straggle(resolve_topology("ib-cluster:4x8@400"));
   Machine no_network_step = cluster;
   no_network_step.mutable_collectives().ring_simple_network_step_s = 0;
@@ -640,8 +646,42 @@ TEST(Collectives, ARingChannelAloneOnItsNicPaysItsStepLatencyEveryStep) {
   // Without the step latency other hops bound it; with it every step adds most of it.
   EXPECT_GT(seconds(cluster, 8) - seconds(no_network_step, 8),
             0.5 * 31 * m.ring_simple_network_step_s);
-  EXPECT_LT(seconds(cluster, 4) - seconds(no_network_step, 4),
-            0.1 * 15 * m.ring_simple_network_step_s);
+  const DeviceId a = first_gpus_per_server(cluster, 4)[3];
+  const DeviceId b = first_gpus_per_server(cluster, 4)[7];
+  ASSERT_EQ(collectives::link_class(cluster, a, b), collectives::LinkClass::kNetwork);
+  const double route_s = cluster.route_latency_s(a, b);
+  const double channel_wire_s = 524288.0 / m.network_efficiency / 50e9;
+  const double paired_s =
+      15 * (collectives::two_channel_wait_s(m.ring_simple_network_step_s, channel_wire_s) -
+            collectives::two_channel_wait_s(route_s, channel_wire_s));
+  EXPECT_NEAR(seconds(cluster, 4) - seconds(no_network_step, 4), paired_s, 0.05 * paired_s);
+  EXPECT_LT(paired_s, 0.5 * 15 * m.ring_simple_network_step_s);
+}
+
+TEST(Collectives, TwoChannelsOnANicHideOnAverageWhatTheirOffsetLetsThemHide) {
+  // Two channels run the same steps on one NIC, each moving its share in t alone, after a
+  // latency l. With the second offset by d they overlap while d < min(t, l), and a period is
+  // 2t + l - d; beyond, the NIC idles between them (l + t) or never (2t). The mean over d
+  // uniform in [0, half a period], by the midpoint rule, less the wire's 2t:
+  const auto mean_wait_s = [](double l, double t) {
+    const double apart_s = std::max(2 * t, l + t);
+    const double half_s = apart_s / 2;
+    const int points = 200000;
+    double sum_s = 0;
+    for (int i = 0; i < points; ++i) {
+      const double d = (i + 0.5) * half_s / points;
+      sum_s += d < std::min(t, l) ? 2 * t + l - d : apart_s;
+    }
+    return sum_s / points - 2 * t;
+  };
+  for (const auto& [l, t] : std::vector<std::pair<double, double>>{
+           {5.2e-6, 2.37e-6}, {5.2e-6, 4.75e-6}, {5.2e-6, 9.5e-6}, {14e-6, 1e-6}, {3e-6, 3e-6}})
+    EXPECT_NEAR(collectives::two_channel_wait_s(l, t), mean_wait_s(l, t), 1e-11) << l << " " << t;
+  // Its bounds: no less than a perfect stagger's max(0, l - t), no more than the latency.
+  EXPECT_NEAR(collectives::two_channel_wait_s(5e-6, 1e-9), 5e-6, 1e-8);
+  EXPECT_NEAR(collectives::two_channel_wait_s(1e-6, 1e-3), 0, 1e-8);
+  EXPECT_DOUBLE_EQ(collectives::two_channel_wait_s(0, 1e-6), 0);
+  EXPECT_DOUBLE_EQ(collectives::two_channel_wait_s(4e-6, 0), 4e-6);
 }
 
 TEST(Collectives, AcrossServersTheTunerCapsRingLl128AtNcclsPerChannelBusBandwidth) {
