@@ -17,9 +17,96 @@ std::string_view to_string(DeviceKind kind) {
   return "cpu";
 }
 
+// A breadth-first search's per-device state, kept between searches on one thread: a search
+// on a 4096-GPU cluster touches a few thousand of its devices, and clearing (or allocating)
+// an array per device for each of thousands of routes cost more than the searches.
+namespace {
+
+constexpr LinkId kNoHop = std::numeric_limits<LinkId>::max();  // in a kept search: unreached
+
+struct RouteSearch {
+  static constexpr std::size_t kUnseen = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> hops;
+  std::vector<double> bottleneck;
+  std::vector<Hop> via;
+  std::vector<DeviceId> frontier;  // in visiting order; also what to reset next time
+
+  void start(std::size_t devices) {
+    for (DeviceId d : frontier) hops[d] = kUnseen;  // also whatever a search that threw left
+    frontier.clear();
+    if (hops.size() < devices) {
+      hops.resize(devices, kUnseen);
+      bottleneck.resize(devices, 0.0);
+      via.resize(devices);
+    }
+  }
+  bool reached(DeviceId d) const { return hops[d] != kUnseen; }
+};
+
+// Breadth-first by hops; among equal hop counts keep the widest bottleneck. Only forwarding
+// devices are expanded, so GPUs and disks never relay traffic. Once `stop_at` has its hop
+// count h, devices h or more hops away cannot change its route: the search ends there. With
+// kNoDevice it reaches every device, each by the route a search for it alone would find.
+void search_routes(const Machine& machine, RouteSearch& search, DeviceId src, DeviceId stop_at) {
+  const std::span<const Device> devices = machine.devices();
+  const std::span<const Link> links = machine.links();
+  search.start(devices.size());
+  std::vector<std::size_t>& hops = search.hops;
+  std::vector<double>& bottleneck = search.bottleneck;
+  std::vector<DeviceId>& frontier = search.frontier;
+  frontier.push_back(src);
+  hops[src] = 0;
+  bottleneck[src] = std::numeric_limits<double>::infinity();
+  for (std::size_t next_index = 0; next_index < frontier.size(); ++next_index) {
+    const DeviceId here = frontier[next_index];
+    if (stop_at != kNoDevice && search.reached(stop_at) && hops[here] >= hops[stop_at]) break;
+    if (here != src && !devices[here].forwards_traffic()) continue;
+    for (LinkId link_id : machine.links_of(here)) {
+      const Link& link = links[link_id];
+      const bool forward = link.a == here;
+      const DeviceId next = forward ? link.b : link.a;
+      const double width = std::min(bottleneck[here], link.model.bytes_per_s);
+      if (hops[next] == RouteSearch::kUnseen) {
+        hops[next] = hops[here] + 1;
+        bottleneck[next] = width;
+        search.via[next] = Hop{link_id, forward};
+        frontier.push_back(next);
+      } else if (hops[next] == hops[here] + 1 && width > bottleneck[next]) {
+        bottleneck[next] = width;
+        search.via[next] = Hop{link_id, forward};
+      }
+    }
+  }
+}
+
+// The route from src to dst that `via` (each device's last hop from src) records.
+std::vector<Hop> path_back(const Machine& machine, std::span<const Hop> via, DeviceId src,
+                           DeviceId dst) {
+  std::vector<Hop> path;
+  for (DeviceId at = dst; at != src;) {
+    const Hop hop = via[at];
+    path.push_back(hop);
+    const Link& link = machine.link(hop.link);
+    at = hop.forward ? link.a : link.b;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace
+
+// Routes asked for, and the searches kept for sources asked for many: an all-to-all asks
+// every GPU for a route to each other GPU, round by round, and a search from a GPU of a
+// cluster reaches nearly every device before it settles one on another server.
 struct Machine::RouteCache {
+  static constexpr std::uint32_t kSearchesBeforeKeepingOne = 2;  // a ring asks for 1 or 2
+  static constexpr std::size_t kKeptSearchBytes = std::size_t{256} << 20;
+
   std::mutex mutex;
   std::unordered_map<std::uint64_t, std::vector<Hop>> routes;
+  std::vector<std::uint32_t> searches_from;             // by source
+  std::unordered_map<DeviceId, std::vector<Hop>> kept;  // by source: each device's last hop
+  std::size_t kept_bytes = 0;
 };
 
 Machine::Machine(std::string name)
@@ -188,85 +275,35 @@ std::span<const Hop> Machine::route(DeviceId src, DeviceId dst) const {
   return it->second;
 }
 
-namespace {
-
-// A breadth-first search's per-device state, kept between searches on one thread: a search
-// on a 4096-GPU cluster touches a few thousand of its devices, and clearing (or allocating)
-// an array per device for each of thousands of routes cost more than the searches.
-struct RouteSearch {
-  static constexpr std::size_t kUnseen = std::numeric_limits<std::size_t>::max();
-  std::vector<std::size_t> hops;
-  std::vector<double> bottleneck;
-  std::vector<Hop> via;
-  std::vector<DeviceId> frontier;  // in visiting order; also what to reset afterwards
-
-  void start(std::size_t devices) {
-    reset();  // whatever a search that threw (out of memory) left
-    if (hops.size() < devices) {
-      hops.resize(devices, kUnseen);
-      bottleneck.resize(devices, 0.0);
-      via.resize(devices);
-    }
-  }
-  void reset() {
-    for (DeviceId d : frontier) hops[d] = kUnseen;
-    frontier.clear();
-  }
-};
-
-}  // namespace
-
+// The caller holds route_cache_->mutex.
 std::vector<Hop> Machine::compute_route(DeviceId src, DeviceId dst) const {
   if (src >= devices_.size() || dst >= devices_.size())
     throw std::invalid_argument("route between unknown devices");
   if (src == dst) return {};
-  // Breadth-first by hops; among equal hop counts keep the widest bottleneck. Only
-  // forwarding devices are expanded, so GPUs and disks never relay traffic. Once dst has
-  // its hop count h, devices h or more hops away cannot change its route: the search ends.
+  RouteCache& cache = *route_cache_;
+  if (auto kept = cache.kept.find(src); kept != cache.kept.end()) {
+    if (kept->second[dst].link == kNoHop) throw_no_route(src, dst);
+    return path_back(*this, kept->second, src, dst);
+  }
+  if (cache.searches_from.size() < devices_.size()) cache.searches_from.resize(devices_.size());
+  const bool keep =
+      ++cache.searches_from[src] > RouteCache::kSearchesBeforeKeepingOne &&
+      cache.kept_bytes + devices_.size() * sizeof(Hop) <= RouteCache::kKeptSearchBytes;
   thread_local RouteSearch search;
-  search.start(devices_.size());
-  std::vector<std::size_t>& hops = search.hops;
-  std::vector<double>& bottleneck = search.bottleneck;
-  std::vector<Hop>& via = search.via;
-  std::vector<DeviceId>& frontier = search.frontier;
-  frontier.push_back(src);
-  hops[src] = 0;
-  bottleneck[src] = std::numeric_limits<double>::infinity();
-  for (std::size_t next_index = 0; next_index < frontier.size(); ++next_index) {
-    const DeviceId here = frontier[next_index];
-    if (hops[dst] != RouteSearch::kUnseen && hops[here] >= hops[dst]) break;
-    if (here != src && !devices_[here].forwards_traffic()) continue;
-    for (LinkId link_id : adjacency_[here]) {
-      const Link& link = links_[link_id];
-      const bool forward = link.a == here;
-      const DeviceId next = forward ? link.b : link.a;
-      const double width = std::min(bottleneck[here], link.model.bytes_per_s);
-      if (hops[next] == RouteSearch::kUnseen) {
-        hops[next] = hops[here] + 1;
-        bottleneck[next] = width;
-        via[next] = Hop{link_id, forward};
-        frontier.push_back(next);
-      } else if (hops[next] == hops[here] + 1 && width > bottleneck[next]) {
-        bottleneck[next] = width;
-        via[next] = Hop{link_id, forward};
-      }
-    }
+  search_routes(*this, search, src, keep ? kNoDevice : dst);
+  if (!search.reached(dst)) throw_no_route(src, dst);
+  if (keep) {
+    std::vector<Hop>& via = cache.kept[src];
+    via.assign(devices_.size(), Hop{kNoHop, true});
+    for (DeviceId d : search.frontier) via[d] = search.via[d];
+    cache.kept_bytes += via.size() * sizeof(Hop);
   }
-  if (hops[dst] == RouteSearch::kUnseen) {
-    search.reset();
-    throw std::invalid_argument("no route from '" + devices_[src].name + "' to '" +
-                                devices_[dst].name + "'");
-  }
-  std::vector<Hop> path;
-  for (DeviceId at = dst; at != src;) {
-    const Hop hop = via[at];
-    path.push_back(hop);
-    const Link& link = links_[hop.link];
-    at = hop.forward ? link.a : link.b;
-  }
-  search.reset();
-  std::reverse(path.begin(), path.end());
-  return path;
+  return path_back(*this, search.via, src, dst);
+}
+
+void Machine::throw_no_route(DeviceId src, DeviceId dst) const {
+  throw std::invalid_argument("no route from '" + devices_[src].name + "' to '" +
+                              devices_[dst].name + "'");
 }
 
 double Machine::route_latency_s(DeviceId src, DeviceId dst) const {

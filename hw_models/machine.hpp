@@ -131,6 +131,7 @@ class Machine {
 
  private:
   std::vector<Hop> compute_route(DeviceId src, DeviceId dst) const;
+  [[noreturn]] void throw_no_route(DeviceId src, DeviceId dst) const;
 
   std::string name_;
   std::string description_;

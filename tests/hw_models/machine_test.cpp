@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "hw_models/roofline.hpp"
 
 namespace opsim {
@@ -60,6 +62,58 @@ TEST(Machine, RejectsDuplicatesAndMissingRoutes) {
   EXPECT_THROW(m.add_link("zero", a, b, zero), std::invalid_argument);
   m.seal();
   EXPECT_THROW(m.route(a, b), std::invalid_argument);
+}
+
+// Four servers of two GPUs, each server's GPUs and NIC on a PCIe switch; the NICs on two
+// leaves joined by two spines, one of them narrower; and a GPU linked to nothing.
+Machine small_fat_tree() {
+  Machine m("fat-tree");
+  const DeviceId leaves[2] = {m.add_switch("leaf0"), m.add_switch("leaf1")};
+  const DeviceId spines[2] = {m.add_switch("spine0"), m.add_switch("spine1")};
+  for (int l = 0; l < 2; ++l)
+    for (int s = 0; s < 2; ++s)
+      m.add_link("leaf" + std::to_string(l) + "-spine" + std::to_string(s), leaves[l], spines[s],
+                 s == 0 ? LinkModel::infiniband(200) : LinkModel::infiniband(400));
+  for (int server = 0; server < 4; ++server) {
+    const std::string tag = std::to_string(server);
+    const DeviceId sw = m.add_switch("pcie" + tag);
+    const DeviceId nic = m.add_nic("nic" + tag);
+    m.add_link("pcie-nic" + tag, sw, nic, LinkModel::pcie(4, 16));
+    m.add_link("nic-leaf" + tag, nic, leaves[server % 2], LinkModel::infiniband(400));
+    for (int g = 0; g < 2; ++g) {
+      const DeviceId gpu = m.add_gpu("gpu" + tag + std::to_string(g), GpuModel{});
+      m.add_link("pcie-gpu" + tag + std::to_string(g), gpu, sw, LinkModel::pcie(4, 16));
+    }
+  }
+  m.add_gpu("lonely", GpuModel{});
+  m.seal();
+  return m;
+}
+
+TEST(Machine, ASourceAskedForManyRoutesGetsTheRoutesOfSearchesForEachAlone) {
+  const Machine asked_for_all = small_fat_tree();
+  const DeviceId lonely = *asked_for_all.find_device("lonely");
+  const auto devices = static_cast<DeviceId>(asked_for_all.devices().size());
+  for (DeviceId src = 0; src < devices; ++src) {
+    if (src == lonely) continue;
+    for (DeviceId dst = 0; dst < devices; ++dst) {
+      if (dst == lonely) {
+        EXPECT_THROW(asked_for_all.route(src, dst), std::invalid_argument);
+        continue;
+      }
+      const Machine asked_for_one(asked_for_all);  // a copy starts with no routes
+      const std::span<const Hop> alone = asked_for_one.route(src, dst);
+      const std::span<const Hop> among_many = asked_for_all.route(src, dst);
+      EXPECT_TRUE(std::equal(alone.begin(), alone.end(), among_many.begin(), among_many.end()))
+          << asked_for_all.device(src).name << " to " << asked_for_all.device(dst).name;
+    }
+  }
+  // Across the leaves the route takes the wider spine.
+  const auto across =
+      asked_for_all.route(*asked_for_all.find_device("gpu00"), *asked_for_all.find_device("gpu10"));
+  ASSERT_EQ(across.size(), 8u);
+  EXPECT_EQ(asked_for_all.link(across[3].link).name, "leaf0-spine1");
+  EXPECT_THROW(asked_for_all.route(lonely, 0), std::invalid_argument);
 }
 
 TEST(Machine, HostCpuAndNodes) {
