@@ -291,13 +291,13 @@ std::vector<Hop> Machine::compute_route(DeviceId src, DeviceId dst) const {
       cache.kept_bytes + devices_.size() * sizeof(Hop) <= RouteCache::kKeptSearchBytes;
   thread_local RouteSearch search;
   search_routes(*this, search, src, keep ? kNoDevice : dst);
-  if (!search.reached(dst)) throw_no_route(src, dst);
-  if (keep) {
+  if (keep) {  // before a missing route throws, so the search is not run again for the next
     std::vector<Hop>& via = cache.kept[src];
     via.assign(devices_.size(), Hop{kNoHop, true});
     for (DeviceId d : search.frontier) via[d] = search.via[d];
     cache.kept_bytes += via.size() * sizeof(Hop);
   }
+  if (!search.reached(dst)) throw_no_route(src, dst);
   return path_back(*this, search.via, src, dst);
 }
 
