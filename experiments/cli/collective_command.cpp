@@ -41,6 +41,7 @@ struct Row {
   std::string built;      // the algorithm built, auto's choice
   std::string protocol;   // the protocol built
   double bytes = 0;
+  double count = 0;  // as nccl-tests prints it (NcclTestsSize)
   double time_s = 0;
   double algbw = 0;  // bytes/s
   double busbw = 0;  // bytes/s
@@ -60,11 +61,13 @@ std::string simulate_one(const Machine& machine, const CollectiveCommandOptions&
 }
 
 std::vector<Row> run_rows(const CollectiveCommandOptions& options, const Machine& machine,
-                          const std::vector<DeviceId>& gpus, const std::vector<double>& sizes) {
+                          const std::vector<DeviceId>& gpus,
+                          const std::vector<NcclTestsSize>& sizes) {
   std::vector<Row> rows;
   std::vector<std::function<std::string()>> jobs;
   for (const std::string& algorithm : options.algorithms)
-    for (double bytes : sizes) {
+    for (const NcclTestsSize& size : sizes) {
+      const double bytes = size.bytes;
       CollectiveOptions collective;
       collective.bytes = bytes;
       collective.gpus = gpus;
@@ -78,7 +81,7 @@ std::vector<Row> run_rows(const CollectiveCommandOptions& options, const Machine
       jobs.push_back([&machine, &options, collective, trace] {
         return simulate_one(machine, options, collective, trace);
       });
-      rows.push_back(Row{algorithm, plan.algorithm, plan.protocol, bytes, 0, 0, 0});
+      rows.push_back(Row{algorithm, plan.algorithm, plan.protocol, bytes, size.count, 0, 0, 0});
     }
   if (!options.trace_dir.empty()) {
     std::error_code error;
@@ -111,6 +114,7 @@ void print_json(const CollectiveCommandOptions& options, const Machine& machine,
                               {"chosen_algorithm", row.built},
                               {"protocol", row.protocol},
                               {"bytes", row.bytes},
+                              {"count", row.count},
                               {"time_s", row.time_s},
                               {"algbw_GBps", json_finite_or_null(row.algbw / 1e9)},
                               {"busbw_GBps", json_finite_or_null(row.busbw / 1e9)}});
@@ -123,8 +127,7 @@ void print_csv(const CollectiveCommandOptions& options, const Machine& machine, 
                "chosen_algorithm,protocol\n";
   for (const Row& row : rows)
     std::cout << options.op << "," << machine.name() << "," << gpus << "," << row.algorithm << ","
-              << number(row.bytes) << "," << number(std::floor(row.bytes / 4)) << ","
-              << number(row.time_s) << ","
+              << number(row.bytes) << "," << number(row.count) << "," << number(row.time_s) << ","
               << (std::isfinite(row.algbw) ? number(row.algbw / 1e9) : "") << ","
               << (std::isfinite(row.busbw) ? number(row.busbw / 1e9) : "") << "," << row.built
               << "," << row.protocol << "\n";
@@ -149,7 +152,7 @@ void print_table(const CollectiveCommandOptions& options, const Machine& machine
                     {true, true, true, true, true, false, false});
     for (const Row& row : rows) {
       if (row.algorithm != algorithm) continue;
-      table.add_row({fixed_text(row.bytes, 0), fixed_text(std::floor(row.bytes / 4), 0),
+      table.add_row({fixed_text(row.bytes, 0), fixed_text(row.count, 0),
                      fixed_text(row.time_s * 1e6, 2),
                      std::isfinite(row.algbw) ? fixed_text(row.algbw / 1e9, 2) : "-",
                      std::isfinite(row.busbw) ? fixed_text(row.busbw / 1e9, 2) : "-", row.built,
@@ -160,6 +163,28 @@ void print_table(const CollectiveCommandOptions& options, const Machine& machine
   if (!options.trace_dir.empty())
     std::cout << "\nTraces: " << options.trace_dir
               << "/<op>-<algorithm>-<bytes>.json (Perfetto, opsim-gui)\n";
+}
+
+// The sizes nccl-tests runs for `requested` on `ranks` ranks, repeats and empty ones left
+// out (`left_out` says how many are empty); none left is an input error.
+std::vector<NcclTestsSize> nccl_tests_sizes(const CollectiveCommandOptions& options,
+                                            const std::vector<double>& requested, std::size_t ranks,
+                                            std::size_t& left_out) {
+  std::vector<NcclTestsSize> sizes;
+  left_out = 0;
+  for (double bytes : requested) {
+    const NcclTestsSize size = nccl_tests_size(options.op, bytes, ranks);
+    if (size.bytes == 0)
+      ++left_out;
+    else if (sizes.empty() || sizes.back().bytes != size.bytes)
+      sizes.push_back(size);
+  }
+  if (sizes.empty()) {
+    const NcclTestsLeastSize least = nccl_tests_least_size(options.op, ranks);
+    throw InputError("--sizes " + options.sizes + ": " + least.why + "; give sizes from " +
+                     fixed_text(least.bytes, 0) + " B");
+  }
+  return sizes;
 }
 
 }  // namespace
@@ -208,7 +233,12 @@ int run_collective(const CollectiveCommandOptions& given) {
   if (gpus.size() < 2)
     throw InputError("--topology " + options.topology + ": a collective needs at least 2 GPUs, '" +
                      machine.name() + "' has " + std::to_string(gpus.size()) + per_server_clause);
-  const std::vector<Row> rows = run_rows(options, machine, gpus, sizes);
+  std::size_t left_out = 0;
+  const std::vector<Row> rows =
+      run_rows(options, machine, gpus, nccl_tests_sizes(options, sizes, gpus.size(), left_out));
+  if (left_out > 0)  // after every check: an error stays the one line said
+    std::cerr << "note: " << nccl_tests_least_size(options.op, gpus.size()).why
+              << "; left out: " << left_out << (left_out == 1 ? " size" : " sizes") << "\n";
   if (options.format == "json")
     print_json(options, machine, gpus.size(), rows);
   else if (options.format == "csv")

@@ -112,9 +112,14 @@ PointMetrics run_collective_point(const SweepSpec& spec, const SweepPoint& point
                                         what_if_of(spec, point));
   const std::string op = point_value(spec, point, "op");
   CollectiveOptions options;
-  options.bytes = std::stod(point_value(spec, point, "bytes"));
   options.gpus = first_gpus(machine, std::stoi(point_value(spec, point, "gpus", "0")),
                             std::stoi(point_value(spec, point, "gpus_per_server", "0")));
+  // As `opsim collective`: the size nccl-tests runs for these bytes.
+  options.bytes =
+      nccl_tests_size(op, std::stod(point_value(spec, point, "bytes")), options.gpus.size()).bytes;
+  if (options.bytes == 0)
+    throw InputError("bytes " + point_value(spec, point, "bytes") + ": " +
+                     nccl_tests_least_size(op, options.gpus.size()).why);
   options.algorithm = point_value(spec, point, "algorithm");
   options.protocol = point_value(spec, point, "protocol", "auto");
   const CollectivePlan plan = make_collective(op, machine, options);

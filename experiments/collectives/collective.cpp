@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 #include "common/input_error.hpp"
 #include "experiments/collectives/collective_common.hpp"
@@ -495,6 +497,42 @@ double bus_factor(std::string_view op, std::size_t n) {
     return (ranks - 1) / ranks;
   if (op == "broadcast" || op == "reduce" || op == "sendrecv") return 1.0;
   fail(op, "unknown collective (choose " + joined(kCollectives) + ")");
+}
+
+namespace {
+
+constexpr std::uint64_t kFloatBytes = 4;
+constexpr std::uint64_t kShareAlignFloats = 16 / kFloatBytes;
+
+// Whether nccl-tests cuts the buffer into one share per rank (GetCollByteCount).
+bool shared_per_rank(std::string_view op) {
+  bus_factor(op, 2);  // an unknown op says so
+  return op == "reduce_scatter" || op == "all_gather" || op == "all_to_all";
+}
+
+}  // namespace
+
+NcclTestsSize nccl_tests_size(std::string_view op, double requested_bytes, std::size_t ranks) {
+  // Whole numbers up to 2^53: integer arithmetic floors exactly where doubles might not.
+  const auto floats = static_cast<std::uint64_t>(requested_bytes) / kFloatBytes;
+  if (!shared_per_rank(op))
+    return {static_cast<double>(floats * kFloatBytes), static_cast<double>(floats)};
+  if (ranks == 0) fail(op, "no ranks to share the buffer among");
+  const std::uint64_t share = floats / ranks / kShareAlignFloats * kShareAlignFloats;
+  return {static_cast<double>(share * ranks * kFloatBytes), static_cast<double>(share)};
+}
+
+NcclTestsLeastSize nccl_tests_least_size(std::string_view op, std::size_t ranks) {
+  const std::string name(op);
+  if (!shared_per_rank(op))
+    return {
+        static_cast<double>(kFloatBytes),
+        "nccl-tests runs " + name + " on whole 4-byte floats, so a size below 4 B runs as 0 bytes"};
+  const std::uint64_t least = ranks * kShareAlignFloats * kFloatBytes;
+  return {static_cast<double>(least), "nccl-tests gives each of the " + std::to_string(ranks) +
+                                          " ranks of " + name +
+                                          " whole 16-byte units, so a size below " +
+                                          std::to_string(least) + " B runs as 0 bytes"};
 }
 
 double algbw_bytes_per_s(double bytes, double time_s) {

@@ -75,6 +75,25 @@ std::string protocol_choice_error(std::string_view text);
 /// reduce_scatter, all_gather and all_to_all; 1 broadcast, reduce and sendrecv.
 double bus_factor(std::string_view op, std::size_t n);
 
+/// What nccl-tests runs when asked for `requested_bytes` of floats on `ranks` ranks
+/// (setupArgs and each test's GetCollByteCount): `bytes`, the buffer it times and prints as
+/// the size, and `count`, the element count it prints. allreduce, broadcast, reduce and
+/// sendrecv: whole floats, count = bytes / 4. reduce_scatter, all_gather and all_to_all: the
+/// floats of one rank's share rounded down to a multiple of 4 (16 bytes), count = that share.
+/// `bytes` is 0 when not one such unit fits. Throws InputError on an unknown op.
+struct NcclTestsSize {
+  double bytes = 0;
+  double count = 0;
+};
+NcclTestsSize nccl_tests_size(std::string_view op, double requested_bytes, std::size_t ranks);
+/// The least size that nccl_tests_size() runs as more than 0 bytes, and a sentence on why
+/// smaller ones run as 0 bytes.
+struct NcclTestsLeastSize {
+  double bytes = 0;
+  std::string why;
+};
+NcclTestsLeastSize nccl_tests_least_size(std::string_view op, std::size_t ranks);
+
 /// Simulated times are whole nanoseconds, so a bandwidth from a shorter time than this could
 /// be off by more than 0.05 % (a 32-byte copy of 1.28 ns on a 25 GB/s link ends at 1 ns).
 inline constexpr double kShortestTimeForBandwidth_s = 1e-6;

@@ -134,13 +134,14 @@ TEST(CliCollective, SizesDoubleFromMinToMaxInTableAndCsv) {
   const auto r =
       opsim("collective --op all_gather --topology nvlink-ring:8 --sizes 1KB:1MB --format csv");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // Header plus 1000, 2000, ..., 512000 bytes: 10 sizes.
+  // Header plus 1000, 2000, ..., 512000 bytes: 10 sizes, each as nccl-tests runs it.
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 11) << r.out;
   EXPECT_EQ(r.out.rfind("op,topology,gpus,algorithm,bytes,count,time_s,algbw_GBps,busbw_GBps,"
                         "chosen_algorithm,protocol\n",
                         0),
             0u);
-  EXPECT_NE(r.out.find("all_gather,nvlink-ring:8,8,auto,1000,250,"), std::string::npos) << r.out;
+  // 1000 B: 250 floats, 31 a rank, 28 in whole 16-byte units: 28 x 8 x 4 = 896 B.
+  EXPECT_NE(r.out.find("all_gather,nvlink-ring:8,8,auto,896,28,"), std::string::npos) << r.out;
 
   const auto table = opsim(
       "collective --op broadcast --topology nvlink-ring:4 --gpus 3 "
@@ -149,6 +150,37 @@ TEST(CliCollective, SizesDoubleFromMinToMaxInTableAndCsv) {
   for (const char* column :
        {"size (B)", "count (elts)", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "(3 GPUs)"})
     EXPECT_NE(table.out.find(column), std::string::npos) << column << "\n" << table.out;
+}
+
+TEST(CliCollective, SizesAndCountsAreWhatNcclTestsRunsAndPrints) {
+  // The published 80-GPU all_gather tables (h100-10x8-all_gather) print 64 MiB as
+  // 67,107,840 B: 80 shares of 209,712 floats.
+  const auto gathered =
+      opsim("collective --op all_gather --topology ib-cluster:10x8 --sizes 64MiB --format csv");
+  ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+  EXPECT_NE(gathered.out.find(",80,auto,67107840,209712,"), std::string::npos) << gathered.out;
+  const auto reduced = opsim("collective --topology dgx-h100 --sizes 27B --format json");
+  ASSERT_EQ(reduced.exit_code, 0) << reduced.err;
+  const auto result = nlohmann::json::parse(reduced.out)["results"][0];
+  EXPECT_EQ(result["bytes"], 24) << reduced.out;  // whole floats
+  EXPECT_EQ(result["count"], 6) << reduced.out;
+  EXPECT_DOUBLE_EQ(result["algbw_GBps"].get<double>(), 24 / result["time_s"].get<double>() / 1e9);
+}
+
+TEST(CliCollective, SizesThatHoldNoWholeUnitAreLeftOutWithANote) {
+  // 8 ranks of 16 bytes each: 128 B is the least all_gather on 8 GPUs that moves data.
+  const auto some = opsim("collective --op all_gather --topology dgx-h100 --sizes 8B:1KiB");
+  ASSERT_EQ(some.exit_code, 0) << some.err;
+  EXPECT_NE(some.err.find("below 128 B runs as 0 bytes; left out: 4 sizes"), std::string::npos)
+      << some.err;
+  for (const char* row : {"\n     128             4 ", "\n    1024            32 "})
+    EXPECT_NE(some.out.find(row), std::string::npos) << row << "\n" << some.out;
+  EXPECT_EQ(some.out.find("\n       8 "), std::string::npos) << some.out;
+
+  const auto none = opsim("collective --op all_gather --topology dgx-h100 --sizes 8B:64B");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(std::count(none.err.begin(), none.err.end(), '\n'), 1) << none.err;
+  EXPECT_NE(none.err.find("give sizes from 128 B"), std::string::npos) << none.err;
 }
 
 TEST(CliCollective, TracesGoToTheTraceDirectory) {

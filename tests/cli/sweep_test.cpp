@@ -494,6 +494,28 @@ TEST(Sweep, CollectivesReportNcclBandwidthsAndAnAlgorithmThatDoesNotApplyIsAnErr
   EXPECT_NE(t.cell(1, "error").find("no-such-algorithm"), std::string::npos) << t.cell(1, "error");
 }
 
+TEST(Sweep, CollectivePointsRunTheSizeNcclTestsRunsAndAnEmptyOneIsAnErrorRow) {
+  // all_gather on 8 GPUs: 1 MB runs as 8 shares of 31,248 floats (999,936 B), as `opsim
+  // collective` runs it; 64 B leaves not one 16-byte unit a rank.
+  const fs::path spec = write_spec("nccl_sizes.yaml",
+                                   "topologies: [dgx-h100]\ncollectives: [all_gather]\n"
+                                   "bytes: [1MB, 64B]\n");
+  const fs::path csv = scratch_dir() / "nccl_sizes.csv";
+  const auto r = opsim("sweep " + spec.string() + " -o " + csv.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const Table t = read_table(csv);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.cell(0, "bytes"), "1000000");
+  const double makespan_s = std::stod(t.cell(0, "makespan_s"));
+  EXPECT_NEAR(std::stod(t.cell(0, "algbw_GBps")), 999936 / makespan_s / 1e9, 1e-6);
+  const auto direct = opsim("collective --op all_gather --topology dgx-h100 --sizes 1MB");
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_NE(direct.out.find("999936         31248"), std::string::npos) << direct.out;
+  EXPECT_TRUE(t.cell(1, "makespan_s").empty());
+  EXPECT_NE(t.cell(1, "error").find("below 128 B runs as 0 bytes"), std::string::npos)
+      << t.cell(1, "error");
+}
+
 TEST(Sweep, GpusPerServerIsAnAxisOfCollectives) {
   // A ring over the links alone on ib-cluster:4x8@400: G ranks per server cross the servers on
   // G rails of 50 GB/s NICs; more GPUs per server than a server has is an error row.

@@ -124,6 +124,27 @@ TEST(Collectives, BusFactorsAreNcclTests) {
   EXPECT_THROW(bus_factor("gather", 8), InputError);
 }
 
+TEST(Collectives, SizesAreWhatNcclTestsRuns) {
+  const auto expect_size = [](std::string_view op, double requested, std::size_t ranks,
+                              double bytes, double count) {
+    const NcclTestsSize size = nccl_tests_size(op, requested, ranks);
+    EXPECT_EQ(size.bytes, bytes) << op << " " << requested << " on " << ranks;
+    EXPECT_EQ(size.count, count) << op << " " << requested << " on " << ranks;
+  };
+  expect_size("allreduce", 27, 8, 24, 6);
+  expect_size("sendrecv", 3, 2, 0, 0);
+  // 64 MiB on 80 ranks, as the published 80-GPU tables print it (as doubles: 104,856 each).
+  expect_size("all_gather", 64 << 20, 80, 67107840, 209712);
+  expect_size("reduce_scatter", 1000, 8, 896, 28);
+  expect_size("all_to_all", 127, 8, 0, 0);
+  expect_size("all_to_all", 128, 8, 128, 4);
+  // 2^53 B on 7 ranks: 2^51 floats, 321,685,687,669,321 a rank, 321,685,687,669,320 in
+  // 16-byte units; exact where floating-point division would not be.
+  expect_size("all_gather", 9007199254740992.0, 7, 9007199254740960.0, 321685687669320.0);
+  EXPECT_THROW(nccl_tests_size("gather", 8, 8), InputError);
+  EXPECT_THROW(nccl_tests_size("all_gather", 64, 0), InputError);
+}
+
 TEST(Collectives, BadRequestsAreInputErrors) {
   const Machine m = resolve_topology("nvlink-ring:4");
   CollectiveOptions options;
