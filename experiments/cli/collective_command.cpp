@@ -108,6 +108,7 @@ void print_json(const CollectiveCommandOptions& options, const Machine& machine,
   out["op"] = options.op;
   out["topology"] = machine.name();
   out["gpus"] = gpus;
+  out["dtype"] = options.dtype;
   out["results"] = nlohmann::json::array();
   for (const Row& row : rows)
     out["results"].push_back({{"algorithm", row.algorithm},
@@ -141,10 +142,9 @@ std::string factor_text(const std::string& op) {
 
 void print_table(const CollectiveCommandOptions& options, const Machine& machine, std::size_t gpus,
                  const std::vector<Row>& rows) {
-  std::cout << options.op << " on " << machine.name() << " (" << gpus
-            << " GPUs), float elements; algbw = size / time, busbw = algbw x "
-            << factor_text(options.op) << " = " << fixed_text(bus_factor(options.op, gpus), 3)
-            << " (nccl-tests)\n";
+  std::cout << options.op << " on " << machine.name() << " (" << gpus << " GPUs), " << options.dtype
+            << " elements; algbw = size / time, busbw = algbw x " << factor_text(options.op)
+            << " = " << fixed_text(bus_factor(options.op, gpus), 3) << " (nccl-tests)\n";
   for (const std::string& algorithm : options.algorithms) {
     std::cout << "\n" << algorithm << "\n";
     TextTable table({"size (B)", "count (elts)", "time (us)", "algbw (GB/s)", "busbw (GB/s)",
@@ -173,14 +173,14 @@ std::vector<NcclTestsSize> nccl_tests_sizes(const CollectiveCommandOptions& opti
   std::vector<NcclTestsSize> sizes;
   left_out = 0;
   for (double bytes : requested) {
-    const NcclTestsSize size = nccl_tests_size(options.op, bytes, ranks);
+    const NcclTestsSize size = nccl_tests_size(options.op, bytes, ranks, options.dtype);
     if (size.bytes == 0)
       ++left_out;
     else if (sizes.empty() || sizes.back().bytes != size.bytes)
       sizes.push_back(size);
   }
   if (sizes.empty()) {
-    const NcclTestsLeastSize least = nccl_tests_least_size(options.op, ranks);
+    const NcclTestsLeastSize least = nccl_tests_least_size(options.op, ranks, options.dtype);
     throw InputError("--sizes " + options.sizes + ": " + least.why + "; give sizes from " +
                      fixed_text(least.bytes, 0) + " B");
   }
@@ -237,7 +237,7 @@ int run_collective(const CollectiveCommandOptions& given) {
   const std::vector<Row> rows =
       run_rows(options, machine, gpus, nccl_tests_sizes(options, sizes, gpus.size(), left_out));
   if (left_out > 0)  // after every check: an error stays the one line said
-    std::cerr << "note: " << nccl_tests_least_size(options.op, gpus.size()).why
+    std::cerr << "note: " << nccl_tests_least_size(options.op, gpus.size(), options.dtype).why
               << "; left out: " << left_out << (left_out == 1 ? " size" : " sizes") << "\n";
   if (options.format == "json")
     print_json(options, machine, gpus.size(), rows);
@@ -316,6 +316,15 @@ Command register_collective_command(CLI::App& opsim) {
                    "nccl-tests' -g: GPUs one host thread drives; it launches their kernels in "
                    "turn, so an iteration takes at least that many kernel launches")
       ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  std::vector<std::string> dtypes;
+  for (std::string_view name : nccl_tests_dtypes()) dtypes.emplace_back(name);
+  command
+      ->add_option("--dtype", options->dtype,
+                   "nccl-tests' -d: each size runs in whole elements of this type (and, for "
+                   "reduce_scatter, all_gather and all_to_all, whole 16-byte units a rank); "
+                   "the count column counts them. Times do not depend on it")
+      ->check(CLI::IsMember(dtypes))
       ->capture_default_str();
   add_format_option(*command, options->format, {"table", "json", "csv"});
   command

@@ -22,6 +22,7 @@ struct CollectiveCommandOptions {
   std::vector<std::string> algorithms;  ///< empty: auto (NCCL's tuner, by size)
   std::string protocol = "auto";        ///< LL | LL128 | Simple | wire | auto
   int gpus_per_thread = 1;              ///< nccl-tests' -g
+  std::string dtype = "float";          ///< nccl-tests' -d: sizes in whole elements of it
   std::string format = "table";         ///< table | json | csv
   std::string trace_dir;                ///< write <op>-<algorithm>-<bytes>.json here
   WhatIf what_if;

@@ -501,8 +501,14 @@ double bus_factor(std::string_view op, std::size_t n) {
 
 namespace {
 
-constexpr std::uint64_t kFloatBytes = 4;
-constexpr std::uint64_t kShareAlignFloats = 16 / kFloatBytes;
+struct Dtype {
+  std::string_view name;
+  std::uint64_t bytes;
+};
+constexpr Dtype kNcclTestsDtypes[] = {{"int8", 1},   {"uint8", 1},    {"int32", 4},  {"uint32", 4},
+                                      {"int64", 8},  {"uint64", 8},   {"half", 2},   {"float", 4},
+                                      {"double", 8}, {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+constexpr std::uint64_t kShareUnitBytes = 16;  // GetCollByteCount: & ~(16 / eltSize - 1)
 
 // Whether nccl-tests cuts the buffer into one share per rank (GetCollByteCount).
 bool shared_per_rank(std::string_view op) {
@@ -512,23 +518,46 @@ bool shared_per_rank(std::string_view op) {
 
 }  // namespace
 
-NcclTestsSize nccl_tests_size(std::string_view op, double requested_bytes, std::size_t ranks) {
-  // Whole numbers up to 2^53: integer arithmetic floors exactly where doubles might not.
-  const auto floats = static_cast<std::uint64_t>(requested_bytes) / kFloatBytes;
-  if (!shared_per_rank(op))
-    return {static_cast<double>(floats * kFloatBytes), static_cast<double>(floats)};
-  if (ranks == 0) fail(op, "no ranks to share the buffer among");
-  const std::uint64_t share = floats / ranks / kShareAlignFloats * kShareAlignFloats;
-  return {static_cast<double>(share * ranks * kFloatBytes), static_cast<double>(share)};
+std::vector<std::string_view> nccl_tests_dtypes() {
+  std::vector<std::string_view> names;
+  for (const Dtype& type : kNcclTestsDtypes) names.push_back(type.name);
+  return names;
 }
 
-NcclTestsLeastSize nccl_tests_least_size(std::string_view op, std::size_t ranks) {
-  const std::string name(op);
+std::size_t nccl_tests_element_bytes(std::string_view dtype) {
+  for (const Dtype& type : kNcclTestsDtypes)
+    if (type.name == dtype) return type.bytes;
+  std::string names;
+  for (const Dtype& type : kNcclTestsDtypes)
+    names += (names.empty() ? "" : ", ") + std::string(type.name);
+  throw InputError("unknown data type '" + std::string(dtype) + "' (nccl-tests' -d: " + names +
+                   ")");
+}
+
+NcclTestsSize nccl_tests_size(std::string_view op, double requested_bytes, std::size_t ranks,
+                              std::string_view dtype) {
+  const std::uint64_t element = nccl_tests_element_bytes(dtype);
+  // Whole numbers up to 2^53: integer arithmetic floors exactly where doubles might not.
+  const auto elements = static_cast<std::uint64_t>(requested_bytes) / element;
   if (!shared_per_rank(op))
-    return {
-        static_cast<double>(kFloatBytes),
-        "nccl-tests runs " + name + " on whole 4-byte floats, so a size below 4 B runs as 0 bytes"};
-  const std::uint64_t least = ranks * kShareAlignFloats * kFloatBytes;
+    return {static_cast<double>(elements * element), static_cast<double>(elements)};
+  if (ranks == 0) fail(op, "no ranks to share the buffer among");
+  const std::uint64_t unit = kShareUnitBytes / element;
+  const std::uint64_t share = elements / ranks / unit * unit;
+  return {static_cast<double>(share * ranks * element), static_cast<double>(share)};
+}
+
+NcclTestsLeastSize nccl_tests_least_size(std::string_view op, std::size_t ranks,
+                                         std::string_view dtype) {
+  const std::uint64_t element = nccl_tests_element_bytes(dtype);
+  const std::string name(op);
+  if (!shared_per_rank(op)) {
+    const std::string least = std::to_string(element) + " B";
+    return {static_cast<double>(element), "nccl-tests runs " + name + " on whole " + least + " " +
+                                              std::string(dtype) + " elements, so a size below " +
+                                              least + " runs as 0 bytes"};
+  }
+  const std::uint64_t least = ranks * kShareUnitBytes;
   return {static_cast<double>(least), "nccl-tests gives each of the " + std::to_string(ranks) +
                                           " ranks of " + name +
                                           " whole 16-byte units, so a size below " +

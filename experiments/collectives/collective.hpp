@@ -75,24 +75,33 @@ std::string protocol_choice_error(std::string_view text);
 /// reduce_scatter, all_gather and all_to_all; 1 broadcast, reduce and sendrecv.
 double bus_factor(std::string_view op, std::size_t n);
 
-/// What nccl-tests runs when asked for `requested_bytes` of floats on `ranks` ranks
+/// nccl-tests' data types (its -d names: int8, uint8, int32, uint32, int64, uint64, half,
+/// float, double, bfloat16, f8e4m3, f8e5m2) and their element sizes in bytes.
+std::vector<std::string_view> nccl_tests_dtypes();
+/// The element size of `dtype`; throws InputError naming the types on an unknown one.
+std::size_t nccl_tests_element_bytes(std::string_view dtype);
+
+/// What nccl-tests runs when asked for `requested_bytes` of `dtype` on `ranks` ranks
 /// (setupArgs and each test's GetCollByteCount): `bytes`, the buffer it times and prints as
 /// the size, and `count`, the element count it prints. allreduce, broadcast, reduce and
-/// sendrecv: whole floats, count = bytes / 4. reduce_scatter, all_gather and all_to_all: the
-/// floats of one rank's share rounded down to a multiple of 4 (16 bytes), count = that share.
-/// `bytes` is 0 when not one such unit fits. Throws InputError on an unknown op.
+/// sendrecv: whole elements, count = bytes / element size. reduce_scatter, all_gather and
+/// all_to_all: the elements of one rank's share rounded down to whole 16-byte units, count =
+/// that share. `bytes` is 0 when not one such unit fits. Throws InputError on an unknown op
+/// or type.
 struct NcclTestsSize {
   double bytes = 0;
   double count = 0;
 };
-NcclTestsSize nccl_tests_size(std::string_view op, double requested_bytes, std::size_t ranks);
+NcclTestsSize nccl_tests_size(std::string_view op, double requested_bytes, std::size_t ranks,
+                              std::string_view dtype = "float");
 /// The least size that nccl_tests_size() runs as more than 0 bytes, and a sentence on why
 /// smaller ones run as 0 bytes.
 struct NcclTestsLeastSize {
   double bytes = 0;
   std::string why;
 };
-NcclTestsLeastSize nccl_tests_least_size(std::string_view op, std::size_t ranks);
+NcclTestsLeastSize nccl_tests_least_size(std::string_view op, std::size_t ranks,
+                                         std::string_view dtype = "float");
 
 /// Simulated times are whole nanoseconds, so a bandwidth from a shorter time than this could
 /// be off by more than 0.05 % (a 32-byte copy of 1.28 ns on a 25 GB/s link ends at 1 ns).

@@ -159,6 +159,13 @@ TEST(CliCollective, SizesAndCountsAreWhatNcclTestsRunsAndPrints) {
       opsim("collective --op all_gather --topology ib-cluster:10x8 --sizes 64MiB --format csv");
   ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
   EXPECT_NE(gathered.out.find(",80,auto,67107840,209712,"), std::string::npos) << gathered.out;
+  // The same table ran -d double: its size and count columns, row by row.
+  const auto doubles = opsim(
+      "collective --op all_gather --topology ib-cluster:10x8 --sizes 32MiB:128MiB --dtype double "
+      "--format csv");
+  ASSERT_EQ(doubles.exit_code, 0) << doubles.err;
+  for (const char* row : {",33553920,52428,", ",67107840,104856,", ",134216960,209714,"})
+    EXPECT_NE(doubles.out.find(row), std::string::npos) << row << "\n" << doubles.out;
   const auto reduced = opsim("collective --topology dgx-h100 --sizes 27B --format json");
   ASSERT_EQ(reduced.exit_code, 0) << reduced.err;
   const auto result = nlohmann::json::parse(reduced.out)["results"][0];
@@ -230,6 +237,8 @@ TEST(CliCollective, BadFlagsAreOneLineAndExit2) {
       "collective --topology no-such-machine",
       "collective --topology desktop-1gpu",
       "collective --format xml",
+      "collective --dtype bf16",
+      "collective --op sendrecv --sizes 1B --dtype half",
       "collective --trace-dir /proc/opsim",
   };
   for (const char* args : bad) {

@@ -141,6 +141,15 @@ TEST(Collectives, SizesAreWhatNcclTestsRuns) {
   // 2^53 B on 7 ranks: 2^51 floats, 321,685,687,669,321 a rank, 321,685,687,669,320 in
   // 16-byte units; exact where floating-point division would not be.
   expect_size("all_gather", 9007199254740992.0, 7, 9007199254740960.0, 321685687669320.0);
+  // nccl-tests' -d: whole elements, and 16-byte units a rank whatever the element.
+  EXPECT_EQ(nccl_tests_size("allreduce", 27, 8, "double").bytes, 24);
+  EXPECT_EQ(nccl_tests_size("all_gather", 64 << 20, 80, "double").count, 104856);
+  EXPECT_EQ(nccl_tests_size("all_to_all", 1000, 8, "bfloat16").bytes, 896);
+  EXPECT_EQ(nccl_tests_size("all_to_all", 1000, 8, "bfloat16").count, 56);
+  EXPECT_EQ(nccl_tests_size("reduce_scatter", 1000, 8, "int8").count, 112);
+  EXPECT_EQ(nccl_tests_least_size("broadcast", 8, "half").bytes, 2);
+  EXPECT_EQ(nccl_tests_least_size("all_gather", 8, "int8").bytes, 128);
+  EXPECT_THROW(nccl_tests_size("allreduce", 8, 8, "bf16"), InputError);
   EXPECT_THROW(nccl_tests_size("gather", 8, 8), InputError);
   EXPECT_THROW(nccl_tests_size("all_gather", 64, 0), InputError);
 }
